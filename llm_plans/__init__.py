@@ -1,0 +1,43 @@
+"""Plan tools for LLM coding agents, forwarded as spec-compliant ACP plan notifications."""
+
+from . import tools
+from ._acp import acp_send
+from ._errors import ConfigurationError, LLMPlansError, StreamError
+from ._limits import Limits
+from ._models import (
+    Change,
+    CreatePlanArgs,
+    Entry,
+    FilePlan,
+    ItemsPlan,
+    MarkdownPlan,
+    Plan,
+    PlanEntry,
+    RemovePlanArgs,
+    UpdatePlanArgs,
+)
+from ._session import PlanSession, Send, ToolResult
+from ._wire import WireForm
+
+__all__ = [
+    "Change",
+    "ConfigurationError",
+    "CreatePlanArgs",
+    "Entry",
+    "FilePlan",
+    "ItemsPlan",
+    "LLMPlansError",
+    "Limits",
+    "MarkdownPlan",
+    "Plan",
+    "PlanEntry",
+    "PlanSession",
+    "RemovePlanArgs",
+    "Send",
+    "StreamError",
+    "ToolResult",
+    "UpdatePlanArgs",
+    "WireForm",
+    "acp_send",
+    "tools",
+]

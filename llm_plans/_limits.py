@@ -1,0 +1,23 @@
+"""Bounds on what a model may put into a session's plans."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Configurable bounds; a call that exceeds one is rejected with a message saying which."""
+
+    max_id_length: int = 64
+    """Ids are shown in UIs and echoed to the model on every call: keep them short."""
+    max_entries: int = 200
+    """Far above any plan a person can follow, low enough to keep a full re-send cheap."""
+    max_entry_chars: int = 1_000
+    """A step is a sentence or two; more is a document and belongs in a markdown plan."""
+    max_markdown_chars: int = 100_000
+    """About 25k tokens: more than a model should write as a plan in one call."""
+    max_arguments_bytes: int = 512 * 1024
+    """Bounds the parse work for one call whatever the model sends."""
+    max_plans: int = 20
+    """Active plans per session; a client panel with more is no longer readable."""

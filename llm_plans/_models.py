@@ -1,0 +1,149 @@
+"""Typed plans as the client sees them, and the arguments of the three plan tools."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+Priority = Literal["high", "medium", "low"]
+Status = Literal["pending", "in_progress", "completed"]
+PlanType = Literal["items", "markdown", "file"]
+
+PRIORITIES: tuple[Priority, ...] = ("high", "medium", "low")
+STATUSES: tuple[Status, ...] = ("pending", "in_progress", "completed")
+PLAN_TYPES: tuple[PlanType, ...] = ("items", "markdown", "file")
+
+
+def _not_blank(value: str) -> str:
+    # A validator rather than `min_length`: Anthropic's strict mode rejects string-length
+    # keywords, and the tool schemas are derived from these models.
+    if not value.strip():
+        raise ValueError("must not be empty")
+    return value
+
+
+Text = Annotated[str, AfterValidator(_not_blank)]
+Meta = Annotated[dict[str, Any] | None, Field(alias="_meta")]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class PlanEntry(_Frozen):
+    """One step of an items plan, exactly as ACP's `PlanEntry`."""
+
+    content: str
+    priority: Priority = "medium"
+    status: Status = "pending"
+    meta: Meta = None
+
+
+class ItemsPlan(_Frozen):
+    """A plan made of steps with priority and status."""
+
+    type: Literal["items"] = "items"
+    id: str
+    entries: tuple[PlanEntry, ...]
+    meta: Meta = None
+
+
+class MarkdownPlan(_Frozen):
+    """A free-form plan written in Markdown."""
+
+    type: Literal["markdown"] = "markdown"
+    id: str
+    content: str
+    meta: Meta = None
+
+
+class FilePlan(_Frozen):
+    """A plan kept in a file, named by its URI."""
+
+    type: Literal["file"] = "file"
+    id: str
+    uri: str
+    meta: Meta = None
+
+
+Plan = Annotated[ItemsPlan | MarkdownPlan | FilePlan, Field(discriminator="type")]
+
+
+# ---- tool arguments: what the model sends --------------------------------------------------
+
+
+class _Arguments(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class Entry(_Arguments):
+    """A step of an items plan."""
+
+    content: Text
+    """What this step does, as a short imperative sentence."""
+    priority: Priority | None = None
+    """How important the step is; null means medium."""
+    status: Status | None = None
+    """Where the step stands; null means pending."""
+
+
+class Change(_Arguments):
+    """A change to one existing step of an items plan."""
+
+    step: Annotated[int, Field(ge=1)]
+    """1-based number of the step, as listed in the last plan tool result."""
+    status: Status | None = None
+    """New status, or null to keep it."""
+    priority: Priority | None = None
+    """New priority, or null to keep it."""
+    content: Text | None = None
+    """New wording, or null to keep it."""
+
+
+class CreatePlanArgs(_Arguments):
+    """Arguments of `create_plan`."""
+
+    type: PlanType
+    """items: a checklist of steps; markdown: free-form notes; file: a plan kept in a file."""
+    id: str | None = None
+    """A short id for the plan, or null to get one generated (plan-1, plan-2, ...)."""
+    entries: list[Entry] | None = None
+    """The steps, in order. Required for type items, otherwise null."""
+    content: Text | None = None
+    """The Markdown text. Required for type markdown, otherwise null."""
+    uri: Text | None = None
+    """A file: URI or absolute path of the plan file. Required for type file, otherwise null."""
+
+
+class UpdatePlanArgs(_Arguments):
+    """Arguments of `update_plan`."""
+
+    id: str
+    """The id of the plan to update."""
+    type: PlanType | None = None
+    """New kind of plan when replacing it, or null to keep or infer it."""
+    entries: list[Entry] | None = None
+    """Replace every step of an items plan with this list, or null."""
+    content: Text | None = None
+    """Replace the Markdown text, or null."""
+    uri: Text | None = None
+    """Replace the plan file, or null."""
+    changes: list[Change] | None = None
+    """Change some existing steps by number, leaving the others as they are, or null."""
+
+
+class RemovePlanArgs(_Arguments):
+    """Arguments of `remove_plan`."""
+
+    id: str
+    """The id of the plan to remove."""
+
+
+ToolName = Literal["create_plan", "update_plan", "remove_plan"]
+TOOL_NAMES: tuple[ToolName, ...] = ("create_plan", "update_plan", "remove_plan")
+ARGUMENT_MODELS: dict[ToolName, type[_Arguments]] = {
+    "create_plan": CreatePlanArgs,
+    "update_plan": UpdatePlanArgs,
+    "remove_plan": RemovePlanArgs,
+}

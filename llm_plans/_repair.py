@@ -1,0 +1,128 @@
+"""Decode tool arguments and repair the mistakes models commonly make, before validation."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import jiter
+
+from ._models import PLAN_TYPES, PRIORITIES, STATUSES
+
+
+class Undecodable(Exception):
+    """The arguments are not JSON; `truncated` when they are a valid JSON prefix."""
+
+    def __init__(self, message: str, *, truncated: bool) -> None:
+        super().__init__(message)
+        self.truncated = truncated
+
+
+_SEPARATORS = re.compile(r"[\s\-]+")
+
+_STATUS_SYNONYMS = {
+    "done": "completed",
+    "complete": "completed",
+    "finished": "completed",
+    "todo": "pending",
+    "to_do": "pending",
+    "not_started": "pending",
+    "open": "pending",
+    "active": "in_progress",
+    "doing": "in_progress",
+    "started": "in_progress",
+    "wip": "in_progress",
+    "inprogress": "in_progress",
+}
+_PRIORITY_SYNONYMS = {"med": "medium", "normal": "medium"}
+_TYPE_SYNONYMS = {"item": "items", "md": "markdown"}
+
+# Models nest their arguments in a JSON string at most this deep in practice; the bound
+# keeps a pathological payload from costing more than a couple of parses.
+_MAX_STRING_DECODES = 2
+
+
+def decode(arguments: str | bytes | Mapping[str, Any]) -> Any:
+    """Turn JSON text (or an already decoded mapping) into Python values."""
+    if isinstance(arguments, Mapping):
+        return dict(arguments)
+    if not isinstance(arguments, (str, bytes, bytearray)):
+        return arguments
+    data = arguments.encode() if isinstance(arguments, str) else bytes(arguments)
+    if not data.strip():
+        raise Undecodable("the arguments are empty", truncated=False)
+    try:
+        return json.loads(data)
+    except json.JSONDecodeError as exc:
+        raise Undecodable(str(exc), truncated=is_truncated(data)) from None
+
+
+def is_truncated(data: bytes) -> bool:
+    """True when `data` is a JSON document cut short, rather than malformed JSON."""
+    try:
+        jiter.from_json(data, partial_mode="trailing-strings")
+    except ValueError:
+        return False
+    return True
+
+
+def repair(value: Any) -> Any:
+    """Return `value` with common model mistakes undone; anything unrecognised is kept."""
+    value = _decode_string(value, lambda v: isinstance(v, dict))
+    if not isinstance(value, dict):
+        return value
+    fixed = dict(value)
+    if "type" in fixed:
+        fixed["type"] = _enum(fixed["type"], PLAN_TYPES, _TYPE_SYNONYMS)
+    for key in ("entries", "changes"):
+        if key in fixed:
+            fixed[key] = _repair_list(fixed[key], as_entries=key == "entries")
+    return fixed
+
+
+def _repair_list(value: Any, *, as_entries: bool) -> Any:
+    value = _decode_string(value, lambda v: isinstance(v, (list, dict)))
+    if isinstance(value, dict):
+        value = [value]  # a single step sent without its list
+    if not isinstance(value, list):
+        return value
+    return [_repair_item(item, as_entry=as_entries) for item in value]
+
+
+def _repair_item(item: Any, *, as_entry: bool) -> Any:
+    if as_entry and isinstance(item, str) and item.strip():
+        return {"content": item}
+    item = _decode_string(item, lambda v: isinstance(v, dict))
+    if not isinstance(item, dict):
+        return item
+    fixed = dict(item)
+    if "status" in fixed:
+        fixed["status"] = _enum(fixed["status"], STATUSES, _STATUS_SYNONYMS)
+    if "priority" in fixed:
+        fixed["priority"] = _enum(fixed["priority"], PRIORITIES, _PRIORITY_SYNONYMS)
+    return fixed
+
+
+def _enum(value: Any, allowed: tuple[str, ...], synonyms: Mapping[str, str]) -> Any:
+    if not isinstance(value, str):
+        return value
+    key = _SEPARATORS.sub("_", value.strip().lower())
+    if key in allowed:
+        return key
+    return synonyms.get(key, value)
+
+
+def _decode_string(value: Any, wanted: Any) -> Any:
+    for _ in range(_MAX_STRING_DECODES):
+        if not isinstance(value, str) or value.lstrip()[:1] not in ("{", "[", '"'):
+            return value
+        try:
+            decoded = json.loads(value)
+        except json.JSONDecodeError:
+            return value
+        if not (wanted(decoded) or isinstance(decoded, str)):
+            return value
+        value = decoded
+    return value

@@ -1,7 +1,7 @@
 """Plan tools for LLM coding agents, forwarded as spec-compliant ACP plan notifications."""
 
 from . import tools
-from ._acp import acp_send
+from ._acp import ClientCapabilitiesRecorder, acp_send
 from ._errors import ConfigurationError, LLMPlansError, StreamError
 from ._limits import Limits
 from ._models import (
@@ -21,6 +21,7 @@ from ._wire import WireForm
 
 __all__ = [
     "Change",
+    "ClientCapabilitiesRecorder",
     "ConfigurationError",
     "CreatePlanArgs",
     "Entry",

@@ -58,3 +58,28 @@ def _raw_connection(conn: Any) -> Any:
             "form=WireForm.SCHEMA on the PlanSession or upgrade agent-client-protocol"
         )
     return raw
+
+
+class ClientCapabilitiesRecorder:
+    """An ACP SDK stream observer that keeps the raw `clientCapabilities` of `initialize`.
+
+    The SDK's `ClientCapabilities` model drops keys it does not declare, among them the spec
+    documents' `planCapabilities`; the raw JSON keeps them so `PlanSession` picks the right form.
+
+    Example:
+        recorder = ClientCapabilitiesRecorder()
+        await acp.run_agent(agent, observers=[recorder])
+        ...
+        PlanSession(acp_send(conn), session_id=sid, client_capabilities=recorder.capabilities)
+    """
+
+    def __init__(self) -> None:
+        self.capabilities: Json | None = None
+
+    def __call__(self, event: Any) -> None:
+        message = getattr(event, "message", None)
+        if not isinstance(message, dict) or message.get("method") != "initialize":
+            return
+        params = message.get("params")
+        caps = params.get("clientCapabilities") if isinstance(params, dict) else None
+        self.capabilities = caps if isinstance(caps, dict) else None

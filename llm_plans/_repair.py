@@ -92,9 +92,9 @@ def _repair_list(value: Any, *, as_entries: bool) -> Any:
 
 
 def _repair_item(item: Any, *, as_entry: bool) -> Any:
+    item = _decode_string(item, lambda v: isinstance(v, dict))
     if as_entry and isinstance(item, str) and item.strip():
         return {"content": item}
-    item = _decode_string(item, lambda v: isinstance(v, dict))
     if not isinstance(item, dict):
         return item
     fixed = dict(item)

@@ -6,6 +6,7 @@ import enum
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ._errors import ConfigurationError
 from ._models import FilePlan, ItemsPlan, MarkdownPlan, PlanEntry
 
 Json = dict[str, Any]
@@ -45,7 +46,7 @@ def _as_dict(capabilities: Any) -> Mapping[str, Any]:
         dumped = dump(by_alias=True, mode="json")
         if isinstance(dumped, Mapping):
             return dumped
-    raise TypeError(
+    raise ConfigurationError(
         "client_capabilities must be the clientCapabilities dict from initialize, "
         f"an acp.schema.ClientCapabilities, or None; got {type(capabilities).__name__}"
     )

@@ -1,0 +1,76 @@
+"""The texts the model reads, pinned as inline snapshots."""
+
+from __future__ import annotations
+
+from inline_snapshot import snapshot
+
+from llm_plans import PlanSession
+from llm_plans.testing import RecordingSend
+
+
+async def test_unknown_id_lists_the_existing_ids() -> None:
+    session = PlanSession(RecordingSend(), session_id="s")
+    await session.call("create_plan", {"type": "items", "entries": ["Read", "Write"]})
+    result = await session.call(
+        "update_plan", {"id": "plan-9", "changes": [{"step": 1, "status": "done"}]}
+    )
+    assert result.content == snapshot("""\
+update_plan was not applied (1 problem); no plan was changed.
+- id: sent "plan-9"; no plan has this id.
+Existing plan ids: "plan-1".
+Fix the errors and call update_plan again.\
+""")
+
+
+async def test_several_problems_are_all_named() -> None:
+    session = PlanSession(RecordingSend(), session_id="s")
+    result = await session.call(
+        "create_plan",
+        {
+            "type": "items",
+            "entries": [{"content": "a", "status": "blocked", "priority": 3}],
+            "colour": "red",
+        },
+    )
+    assert result.content == snapshot("""\
+create_plan was not applied (3 problems); no plan was changed.
+- entries[0].priority: sent 3; accepted values: "high", "medium" or "low".
+- entries[0].status: sent "blocked"; accepted values: "pending", "in_progress" or "completed".
+- colour: sent "red"; not a known field. Accepted fields: type, id, entries, content, uri.
+Fix the errors and call create_plan again.\
+""")
+
+
+async def test_success_and_discipline_notes() -> None:
+    session = PlanSession(RecordingSend(), session_id="s")
+    created = await session.call(
+        "create_plan",
+        {
+            "type": "items",
+            "entries": [{"content": "Read", "status": "in_progress", "priority": "high"}, "Write"],
+        },
+    )
+    assert created.content == snapshot("""\
+Created plan "plan-1".
+Plan "plan-1" (items, 2 steps):
+1. [in_progress] Read (high priority)
+2. [pending] Write
+Record progress by step number: update_plan {"id": "plan-1", "changes": [{"step": 1, "status": "completed"}]}\
+""")
+    both = await session.call(
+        "update_plan", {"id": "plan-1", "changes": [{"step": 2, "status": "in_progress"}]}
+    )
+    assert both.content.splitlines()[-1] == snapshot(
+        "Note: steps 1, 2 are all in_progress; keep exactly one step in progress."
+    )
+    idle = await session.call(
+        "update_plan",
+        {
+            "id": "plan-1",
+            "changes": [{"step": 1, "status": "completed"}, {"step": 2, "status": "pending"}],
+        },
+    )
+    assert idle.content.splitlines()[-1] == snapshot(
+        "Note: steps remain but none is in_progress; set step 2 (or the step you work on now) "
+        "to in_progress."
+    )

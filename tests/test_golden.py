@@ -1,0 +1,128 @@
+"""Every JSON example of the spec is produced exactly, by the tool calls that should produce it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp.schema import SessionNotification
+from spec_examples import spec_examples
+
+from llm_plans import PlanSession
+from llm_plans.testing import RecordingSend
+
+GOLDEN = Path(__file__).parent / "golden"
+CAPS = {"documents": {"planCapabilities": {}}, "schema": {"plan": {}}, "legacy": {}}
+
+ANALYZE = {"content": "Analyze the existing codebase structure", "priority": "high"}
+IDENTIFY = {"content": "Identify components that need refactoring", "priority": "high"}
+TESTS = {"content": "Create unit tests for critical functions", "priority": "medium"}
+CIRCULAR = {"content": "Fix circular dependency in auth module", "priority": "high"}
+STEPS_MD = "## Steps\n- [ ] Refactor module\n- [ ] Add tests"
+
+CREATE_THREE = ("create_plan", {"type": "items", "entries": [ANALYZE, IDENTIFY, TESTS]})
+PROGRESS = (
+    "update_plan",
+    {
+        "id": "plan-1",
+        "changes": [{"step": 1, "status": "completed"}, {"step": 2, "status": "in_progress"}],
+    },
+)
+
+# golden file (relative to tests/golden) -> the tool calls whose last notification it is
+SCENARIOS: dict[str, list[tuple[str, Any]]] = {
+    "legacy/create.json": [CREATE_THREE],
+    "legacy/update.json": [CREATE_THREE, PROGRESS],
+    "legacy/add_task.json": [
+        CREATE_THREE,
+        PROGRESS,
+        (
+            "update_plan",
+            {
+                "id": "plan-1",
+                "entries": [
+                    {**ANALYZE, "status": "completed"},
+                    {**IDENTIFY, "status": "completed"},
+                    {**CIRCULAR, "status": "in_progress"},
+                    TESTS,
+                ],
+            },
+        ),
+    ],
+    "legacy/step_1.json": [
+        ("create_plan", '{"type": "items", "entries": [{"content": "Step 1", "priority": "high"}]}')
+    ],
+    "items_plan_1.json": [("create_plan", {"type": "items", "id": None, "entries": [ANALYZE]})],
+    "items_step_1.json": [
+        (
+            "create_plan",
+            {
+                "type": "items",
+                "id": "plan-1",
+                "entries": [{"content": "Step 1", "priority": "high", "status": "pending"}],
+            },
+        )
+    ],
+    "markdown_implementation_plan.json": [
+        ("create_plan", {"type": "markdown", "id": "implementation-plan", "content": STEPS_MD})
+    ],
+    "markdown_plan_1.json": [("create_plan", {"type": "markdown", "content": STEPS_MD})],
+    "file_design_doc.json": [
+        ("create_plan", {"type": "file", "id": "design-doc", "uri": "/tmp/plan.md"})
+    ],
+    "removed_plan_1.json": [
+        ("create_plan", {"type": "markdown", "content": STEPS_MD}),
+        ("remove_plan", '{"id": "plan-1"}'),
+    ],
+}
+
+
+def golden_files() -> list[str]:
+    return sorted(str(p.relative_to(GOLDEN)) for p in GOLDEN.rglob("*.json"))
+
+
+def scenario_for(name: str) -> tuple[str, list[tuple[str, Any]]]:
+    form, _, base = name.partition("/")
+    return form, SCENARIOS[name if form == "legacy" else base]
+
+
+def load(name: str) -> dict[str, Any]:
+    return json.loads((GOLDEN / name).read_text())
+
+
+def test_every_golden_file_has_a_scenario() -> None:
+    for name in golden_files():
+        form, base = name.split("/")
+        assert (name if form == "legacy" else base) in SCENARIOS, f"unregistered: {name}"
+
+
+def test_every_spec_example_is_a_golden_file() -> None:
+    goldens = [load(n)["update"] for n in golden_files()]
+    examples = spec_examples()
+    assert len(examples) >= 14  # the five spec files hold 14 examples (10 distinct)
+    for source, example in examples:
+        assert example in goldens, f"{source}: no golden file for {example}"
+
+
+@pytest.mark.parametrize("name", golden_files())
+async def test_output_equals_golden(name: str) -> None:
+    form, calls = scenario_for(name)
+    send = RecordingSend()
+    session = PlanSession(send, session_id="sess_abc123def456", client_capabilities=CAPS[form])
+    for tool, arguments in calls:
+        result = await session.call(tool, arguments)
+        assert result.ok, result.content
+    assert len(send.sent) == len(calls)  # one notification per successful call
+    expected = (GOLDEN / name).read_text()
+    assert json.dumps(send.sent[-1], indent=2) + "\n" == expected  # key order too
+
+
+@pytest.mark.parametrize("name", [n for n in golden_files() if not n.startswith("documents/")])
+def test_golden_round_trips_through_the_acp_sdk(name: str) -> None:
+    """The published-schema and legacy forms are what the official SDK parses and writes."""
+    data = load(name)
+    parsed = SessionNotification.model_validate(data)
+    dumped = parsed.model_dump(mode="json", by_alias=True, exclude_none=True)
+    assert dumped == data

@@ -14,10 +14,14 @@ from pydantic import TypeAdapter
 
 from . import _feedback, _wire
 from ._apply import AnyPlan, Applied, Book, Rejected, Rules, apply
-from ._errors import ConfigurationError
+from ._calls import native_result, parse_call
+from ._errors import ConfigurationError, StreamError
+from ._feedback import Problem
 from ._legacy import ReadText, plan_entries, read_plan_file
 from ._limits import Limits
-from ._models import ItemsPlan, Plan
+from ._models import TOOL_NAMES, ItemsPlan, Plan
+from ._repair import Undecodable, decode, repair
+from ._streaming import InFlight, final_arguments, partial
 from ._wire import Json, WireForm
 
 Send = Callable[[Json], Awaitable[Any]]
@@ -25,6 +29,15 @@ Send = Callable[[Json], Awaitable[Any]]
 
 _PLAN_ADAPTER: TypeAdapter[AnyPlan] = TypeAdapter(Plan)
 _SNAPSHOT_VERSION = 1
+# Editors redraw on every update; ten a second looks live without flooding the pipe.
+DEFAULT_STREAM_INTERVAL = 0.1
+# A fragment without these bytes cannot finish a key, an entry or a line of markdown
+# (`\\` starts the `\n` escape), so the partial parse is skipped for it.
+_STRUCTURAL = frozenset(b",}]\\")
+_CUT_OFF = (
+    "your call was cut off by the output token limit before it was complete, so it was not "
+    "applied. Send a shorter plan, or create it and add steps in a second call."
+)
 
 
 @dataclass(frozen=True)
@@ -61,6 +74,7 @@ class PlanSession:
         workspace: str | os.PathLike[str] | None = None,
         discipline: bool = True,
         read_text: ReadText = read_plan_file,
+        stream_interval: float = DEFAULT_STREAM_INTERVAL,
     ) -> None:
         if not callable(send):
             raise ConfigurationError(
@@ -76,6 +90,11 @@ class PlanSession:
         self._book = Book()
         self._lock = asyncio.Lock()
         self._stale: set[str] = set()  # ids whose last notification did not reach the client
+        self._stream_interval = stream_interval
+        self._inflight: dict[str, InFlight] = {}
+        self._last_preview = float("-inf")
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._flushes: set[asyncio.Task[None]] = set()
 
     @property
     def form(self) -> WireForm:
@@ -95,6 +114,33 @@ class PlanSession:
         """Run one plan tool call (arguments as JSON text or a decoded dict)."""
         async with self._lock:
             return await self._call_locked(name, arguments)
+
+    def handles(self, call: Any) -> bool:
+        """True when `call` (as an SDK returns it) is a call to one of the plan tools."""
+        parsed = parse_call(call)
+        return parsed is not None and parsed.is_plan_tool
+
+    async def handle(self, call: Any, *, truncated: bool = False) -> dict[str, Any] | None:
+        """Run a tool call as an SDK returns it; its result in that provider's shape.
+
+        Accepts an OpenAI chat `ChatCompletionMessageToolCall`, an OpenAI Responses
+        `ResponseFunctionToolCall` or an Anthropic `ToolUseBlock` (objects or dicts). Returns
+        None for a call to any other tool. Pass `truncated=True` for the last call of a
+        response cut by the token limit (`finish_reason == "length"`,
+        `stop_reason == "max_tokens"`): it is rejected as cut off.
+        """
+        parsed = parse_call(call)
+        if parsed is None or not parsed.is_plan_tool:
+            return None
+        if truncated:
+            result = self._cut_off(parsed.name)
+        else:
+            result = await self.call(parsed.name, parsed.arguments)
+        return native_result(parsed, result.content, result.ok)
+
+    @staticmethod
+    def _cut_off(tool: str) -> ToolResult:
+        return ToolResult(False, _feedback.rejection(tool, [Problem("", _CUT_OFF)]), tool)
 
     async def _call_locked(self, name: str, arguments: Any) -> ToolResult:
         outcome = apply(self._book, name, arguments, self._rules)
@@ -121,8 +167,12 @@ class PlanSession:
 
     def legacy_update(self) -> Json:
         """The legacy `plan` update for the current plans: every entry, in creation order."""
+        shown = dict(self._book.plans)
+        for flight in self._inflight.values():
+            if flight.preview is not None:
+                shown[flight.preview.id] = flight.preview  # a streamed plan shows as it grows
         return _wire.legacy_plan(
-            e for plan in self._book.plans.values() for e in plan_entries(plan, self._read_text)
+            e for plan in shown.values() for e in plan_entries(plan, self._read_text)
         )
 
     async def _deliver(self, updates: list[tuple[str, Json]]) -> BaseException | None:
@@ -195,3 +245,113 @@ class PlanSession:
         plans = [_PLAN_ADAPTER.validate_python(p) for p in snapshot["plans"]]
         self._book = Book({p.id: p for p in plans}, int(snapshot["next_number"]))
         self._stale.clear()
+
+    # ---- streaming --------------------------------------------------------------------------
+
+    async def feed(self, call_id: str, name: str, fragment: str | bytes) -> None:
+        """Add a fragment of a plan tool call's arguments as it streams in.
+
+        The client sees each entry (or line of markdown) once it is complete, at most once
+        per `stream_interval`. Call `finish(call_id)` when the call's arguments are complete.
+        """
+        if name not in TOOL_NAMES:
+            raise StreamError(
+                f"{name!r} is not a plan tool; route it elsewhere "
+                "(llm_plans.tools.NAMES lists the plan tools)"
+            )
+        flight = self._inflight.setdefault(call_id, InFlight(name))
+        if flight.name != name:
+            raise StreamError(f"call {call_id!r} was started as {flight.name}, not {name}")
+        data = fragment.encode() if isinstance(fragment, str) else fragment
+        flight.buffer += data
+        if _STRUCTURAL.isdisjoint(data):
+            return
+        async with self._lock:
+            if self._inflight.get(call_id) is flight:
+                await self._preview(call_id, flight)
+
+    async def _preview(self, call_id: str, flight: InFlight) -> None:
+        arguments = final_arguments(flight.name, partial(flight.buffer))
+        if arguments is None:
+            return
+        if flight.name == "create_plan" and arguments.get("id") is None:
+            flight.reserved_id = flight.reserved_id or self._reserve_id()
+            arguments["id"] = flight.reserved_id
+        outcome = apply(self._book, flight.name, arguments, self._rules)
+        if not isinstance(outcome, Applied) or outcome.plan == flight.preview:
+            return
+        flight.preview = outcome.plan
+        loop = asyncio.get_running_loop()
+        wait = self._last_preview + self._stream_interval - loop.time()
+        if wait <= 0:
+            await self._send_preview(flight)
+        elif call_id not in self._timers:
+            flight.pending = True
+            self._timers[call_id] = loop.call_later(wait, self._start_flush, call_id)
+
+    def _start_flush(self, call_id: str) -> None:
+        self._timers.pop(call_id, None)
+        task = asyncio.ensure_future(self._flush(call_id))
+        self._flushes.add(task)
+        task.add_done_callback(self._flushes.discard)
+
+    async def _flush(self, call_id: str) -> None:
+        async with self._lock:
+            flight = self._inflight.get(call_id)
+            if flight is not None and flight.pending:
+                await self._send_preview(flight)
+
+    async def _send_preview(self, flight: InFlight) -> None:
+        assert flight.preview is not None
+        flight.pending = False
+        flight.shown = True
+        self._last_preview = asyncio.get_running_loop().time()
+        if self._form is WireForm.LEGACY:
+            update = self.legacy_update()
+        else:
+            update = _wire.plan_update(self._form, flight.preview)
+        # A preview that fails to arrive is re-sent by the call's final notification.
+        await self._deliver([(flight.preview.id, update)])
+
+    def _reserve_id(self) -> str:
+        taken = set(self._book.plans) | {f.reserved_id for f in self._inflight.values()}
+        number = self._book.next_number
+        while f"plan-{number}" in taken:
+            number += 1
+        self._book = Book(self._book.plans, number + 1)
+        return f"plan-{number}"
+
+    async def finish(self, call_id: str, *, truncated: bool = False) -> ToolResult:
+        """Complete a streamed call: apply it, or roll back what its previews showed."""
+        async with self._lock:
+            flight = self._inflight.pop(call_id, None)
+            if flight is None:
+                raise StreamError(f"no streamed call {call_id!r}; feed it before finishing it")
+            timer = self._timers.pop(call_id, None)
+            if timer is not None:
+                timer.cancel()
+            if truncated:
+                result = self._cut_off(flight.name)
+            else:
+                result = await self._call_locked(flight.name, self._arguments_of(flight))
+            final_id = result.plan_id if result.ok else None
+            if flight.shown and flight.preview is not None and flight.preview.id != final_id:
+                await self._roll_back(flight.preview.id)
+            return result
+
+    def _arguments_of(self, flight: InFlight) -> Any:
+        if flight.reserved_id is None:
+            return bytes(flight.buffer)
+        try:
+            value = repair(decode(bytes(flight.buffer)))
+        except Undecodable:
+            return bytes(flight.buffer)
+        if isinstance(value, dict) and value.get("id") is None:
+            value["id"] = flight.reserved_id  # the id its previews already showed
+        return value
+
+    async def _roll_back(self, plan_id: str) -> None:
+        if self._form is WireForm.LEGACY:
+            await self._deliver([("", self.legacy_update())])
+        else:
+            await self._deliver([(plan_id, self._update_for_id(plan_id))])

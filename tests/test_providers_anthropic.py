@@ -1,0 +1,109 @@
+"""Anthropic Messages: the real SDK client, HTTP mocked at the transport."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from anthropic.types import MessageParam
+from pydantic import TypeAdapter
+from test_providers_openai import CAPS, CREATE, NOTE, Clocked, non_streamed_last
+from wire import Recorder, anthropic_client, message, message_stream
+
+from llm_plans import PlanSession, tools
+from llm_plans.providers import AnthropicStream
+from llm_plans.testing import RecordingSend
+
+
+async def test_round_trip() -> None:
+    http = Recorder(
+        message(
+            [("toolu_1", "create_plan", json.loads(CREATE)), ("toolu_2", "bash", {"command": "ls"})]
+        ),
+        message([], "end_turn"),
+    )
+    client = anthropic_client(http)
+    session = PlanSession(RecordingSend(), session_id="s", client_capabilities=CAPS)
+    messages: list[Any] = [{"role": "user", "content": "Fix the parser"}]
+    response = await client.messages.create(
+        model="claude-sonnet-5", max_tokens=1024, messages=messages, tools=tools.anthropic()
+    )
+    messages.append({"role": "assistant", "content": [b.model_dump() for b in response.content]})
+    results = []
+    for block in response.content:
+        if block.type != "tool_use":
+            continue
+        result = await session.handle(block)
+        results.append(
+            result or {"type": "tool_result", "tool_use_id": block.id, "content": "a.py"}
+        )
+    messages.append({"role": "user", "content": results})
+    await client.messages.create(
+        model="claude-sonnet-5", max_tokens=1024, messages=messages, tools=tools.anthropic()
+    )
+    sent = http.requests[1]["messages"]
+    TypeAdapter(list[MessageParam]).validate_python(sent)
+    assert sent[2]["content"][0]["tool_use_id"] == "toolu_1"
+    assert sent[2]["content"][0]["is_error"] is False
+    assert http.requests[0]["tools"][0]["strict"] is False
+
+
+async def test_stream_shows_steps_before_the_stream_ends() -> None:
+    client = anthropic_client(Recorder(message_stream([("toolu_1", "create_plan", CREATE)])))
+    send = Clocked()
+    session = PlanSession(send, session_id="s", client_capabilities=CAPS, stream_interval=0)
+    adapter = AnthropicStream(session)
+    async for event in await client.messages.create(
+        model="m", max_tokens=99, messages=[], stream=True
+    ):
+        send.events += 1
+        await adapter.on_event(event)
+    assert send.at[0] < send.events / 2
+    assert send.sent[-1] == await non_streamed_last(CREATE)
+    assert adapter.results[0]["tool_use_id"] == "toolu_1"
+
+
+async def test_stream_helper_with_parallel_tool_uses() -> None:
+    calls = [("toolu_1", "create_plan", CREATE), ("toolu_2", "create_plan", NOTE)]
+    client = anthropic_client(Recorder(message_stream(calls)))
+    send = RecordingSend()
+    session = PlanSession(send, session_id="s", client_capabilities=None, stream_interval=0)
+    adapter = AnthropicStream(session)
+    async with client.messages.stream(model="m", max_tokens=99, messages=[]) as stream:
+        async for event in stream:
+            await adapter.on_event(event)
+        final = await stream.get_final_message()
+    assert [b.type for b in final.content] == ["tool_use", "tool_use"]
+    results = await adapter.finish()
+    assert [r["tool_use_id"] for r in results] == ["toolu_1", "toolu_2"]
+    assert [e["content"] for e in send.updates[-1]["entries"]][-2:] == [
+        "Check the parser",
+        "Ask about API",
+    ]
+
+
+async def test_truncated_tool_use_is_reported_as_cut_off() -> None:
+    client = anthropic_client(
+        Recorder(
+            message_stream([("toolu_1", "create_plan", CREATE)], stop="max_tokens", cut_at=150),
+            message([("toolu_1", "create_plan", {"type": "items"})], stop="max_tokens"),
+        )
+    )
+    send = RecordingSend()
+    session = PlanSession(send, session_id="s", client_capabilities=CAPS, stream_interval=0)
+    adapter = AnthropicStream(session)
+    async for event in await client.messages.create(
+        model="m", max_tokens=99, messages=[], stream=True
+    ):
+        await adapter.on_event(event)
+    [result] = await adapter.finish()
+    assert result["is_error"] is True
+    assert "cut off" in result["content"]
+    assert send.updates[-1] == {"sessionUpdate": "plan_removed", "planId": "plan-1"}
+
+    response = await client.messages.create(model="m", max_tokens=99, messages=[])
+    block = response.content[1]
+    handled = await session.handle(block, truncated=response.stop_reason == "max_tokens")
+    assert handled is not None
+    assert "cut off" in handled["content"]
+    assert "required" not in handled["content"]

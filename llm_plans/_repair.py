@@ -50,19 +50,27 @@ def decode(arguments: str | bytes | Mapping[str, Any]) -> Any:
         return dict(arguments)
     if not isinstance(arguments, (str, bytes, bytearray)):
         return arguments
-    data = arguments.encode() if isinstance(arguments, str) else bytes(arguments)
-    if not data.strip():
+    if isinstance(arguments, str):
+        text = arguments
+    else:
+        try:
+            text = bytes(arguments).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise Undecodable(
+                f"the arguments are not UTF-8 text ({exc.reason})", truncated=False
+            ) from None
+    if not text.strip():
         raise Undecodable("the arguments are empty", truncated=False)
     try:
-        return json.loads(data)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise Undecodable(str(exc), truncated=is_truncated(data)) from None
+        raise Undecodable(str(exc), truncated=is_truncated(text)) from None
 
 
-def is_truncated(data: bytes) -> bool:
-    """True when `data` is a JSON document cut short, rather than malformed JSON."""
+def is_truncated(text: str) -> bool:
+    """True when `text` is a JSON document cut short, rather than malformed JSON."""
     try:
-        jiter.from_json(data, partial_mode="trailing-strings")
+        jiter.from_json(text.encode("utf-8", "surrogatepass"), partial_mode="trailing-strings")
     except ValueError:
         return False
     return True

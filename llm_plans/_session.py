@@ -75,6 +75,7 @@ class PlanSession:
         discipline: bool = True,
         read_text: ReadText = read_plan_file,
         stream_interval: float = DEFAULT_STREAM_INTERVAL,
+        on_commit: Callable[[PlanSession], None] | None = None,
     ) -> None:
         if not callable(send):
             raise ConfigurationError(
@@ -91,6 +92,7 @@ class PlanSession:
         self._lock = asyncio.Lock()
         self._stale: set[str] = set()  # ids whose last notification did not reach the client
         self._stream_interval = stream_interval
+        self._on_commit = on_commit
         self._inflight: dict[str, InFlight] = {}
         self._last_preview = float("-inf")
         self._timers: dict[str, asyncio.TimerHandle] = {}
@@ -148,6 +150,8 @@ class PlanSession:
             text = _feedback.rejection(outcome.tool, outcome.problems, context=outcome.context)
             return ToolResult(False, text, outcome.tool)
         self._book = outcome.book
+        if self._on_commit is not None:
+            self._on_commit(self)  # e.g. persist snapshot(); runs before the client hears
         failure = await self._deliver(self._updates_for(outcome))
         return ToolResult(True, self._success_text(outcome, failure), outcome.tool, outcome.plan_id)
 

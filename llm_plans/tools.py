@@ -20,7 +20,15 @@ if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionFunctionToolParam
     from openai.types.responses import FunctionToolParam
 
-__all__ = ["NAMES", "anthropic", "description", "openai_chat", "openai_responses", "schema"]
+__all__ = [
+    "NAMES",
+    "anthropic",
+    "description",
+    "openai_chat",
+    "openai_responses",
+    "schema",
+    "system_prompt",
+]
 
 NAMES: tuple[ToolName, ...] = TOOL_NAMES
 """The plan tools' names: `create_plan`, `update_plan`, `remove_plan`."""
@@ -97,6 +105,11 @@ def anthropic(strict: bool = False) -> list[ToolParam]:
 def description(name: ToolName) -> str:
     """The tool description the model reads, from `prompts/<name>.md`."""
     return prompt(name)
+
+
+def system_prompt() -> str:
+    """A system prompt for a coding agent that plans with these tools (`prompts/system.md`)."""
+    return prompt("system")
 
 
 def schema(

@@ -30,3 +30,7 @@ def form(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def session(send: RecordingSend, form: str) -> PlanSession:
     return PlanSession(send, session_id="sess_1", client_capabilities=CAPABILITIES[form])
+
+
+# The example agent's parts, for tests that drive its model backends in-process.
+sys.path.insert(0, str(Path(__file__).parents[1] / "examples"))

@@ -40,6 +40,7 @@ def test_tools_module_contract() -> None:
         "openai_chat",
         "openai_responses",
         "schema",
+        "system_prompt",
     ]
     assert tools.NAMES == ("create_plan", "update_plan", "remove_plan")
 

@@ -1,0 +1,1 @@
+"""The parts of the example coding agent (examples/coding_agent.py)."""

@@ -1,0 +1,211 @@
+"""Model backends for the agent loop: OpenAI Chat Completions, OpenAI Responses, Anthropic.
+
+Each keeps the conversation in its API's own format, streams a reply (text to the user,
+plan tool calls into the `PlanSession` as they are written) and returns the other tool calls
+for the agent to run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from llm_plans import PlanSession, tools
+from llm_plans.providers import AnthropicStream, OpenAIChatStream, OpenAIResponsesStream
+
+from .retries import with_retries
+from .workspace import definitions
+
+OnText = Callable[[str], Awaitable[None]]
+
+
+@dataclass
+class ToolUse:
+    id: str
+    name: str
+    arguments: str
+    """JSON text."""
+
+
+@dataclass
+class Reply:
+    uses: list[ToolUse] = field(default_factory=list)
+    plan_results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Native results of the plan tool calls, already run while streaming, by call id."""
+
+
+class Backend:
+    """A conversation with one model API."""
+
+    label = ""
+
+    def add_user(self, text: str) -> None:
+        raise NotImplementedError
+
+    async def reply(self, plans: PlanSession, on_text: OnText) -> Reply:
+        raise NotImplementedError
+
+    def result(self, use: ToolUse, text: str, ok: bool) -> dict[str, Any]:
+        """A coding tool's result in this API's format."""
+        raise NotImplementedError
+
+    def add_results(self, results: list[dict[str, Any]]) -> None:
+        raise NotImplementedError
+
+
+class OpenAIChat(Backend):
+    def __init__(self, client: Any, model: str, system: str) -> None:
+        self.client, self.model, self.label = client, model, f"OpenAI chat ({model})"
+        self.messages: list[Any] = [{"role": "system", "content": system}]
+        self.tools = tools.openai_chat() + definitions("openai_chat")
+
+    def add_user(self, text: str) -> None:
+        self.messages.append({"role": "user", "content": text})
+
+    async def reply(self, plans: PlanSession, on_text: OnText) -> Reply:
+        stream = await with_retries(
+            lambda: self.client.chat.completions.create(
+                model=self.model, messages=self.messages, tools=self.tools, stream=True
+            )
+        )
+        adapter = OpenAIChatStream(plans)
+        text: list[str] = []
+        calls: dict[int, dict[str, str]] = {}
+        async for chunk in stream:
+            await adapter.on_event(chunk)
+            for choice in chunk.choices:
+                if choice.delta.content:
+                    text.append(choice.delta.content)
+                    await on_text(choice.delta.content)
+                for delta in choice.delta.tool_calls or []:
+                    slot = calls.setdefault(delta.index, {"id": "", "name": "", "arguments": ""})
+                    slot["id"] = delta.id or slot["id"]
+                    if delta.function is not None:
+                        slot["name"] = delta.function.name or slot["name"]
+                        slot["arguments"] += delta.function.arguments or ""
+        uses = [ToolUse(**calls[i]) for i in sorted(calls)]
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(text) or None}
+        if uses:
+            message["tool_calls"] = [
+                {
+                    "id": u.id,
+                    "type": "function",
+                    "function": {"name": u.name, "arguments": u.arguments},
+                }
+                for u in uses
+            ]
+        self.messages.append(message)
+        results = await adapter.finish()
+        return Reply(uses, {r["tool_call_id"]: r for r in results})
+
+    def result(self, use: ToolUse, text: str, ok: bool) -> dict[str, Any]:
+        return {"role": "tool", "tool_call_id": use.id, "content": text}
+
+    def add_results(self, results: list[dict[str, Any]]) -> None:
+        self.messages += results
+
+
+class OpenAIResponses(Backend):
+    def __init__(self, client: Any, model: str, system: str) -> None:
+        self.client, self.model, self.label = client, model, f"OpenAI Responses ({model})"
+        self.system = system
+        self.items: list[Any] = []
+        self.tools = tools.openai_responses() + definitions("openai_responses")
+
+    def add_user(self, text: str) -> None:
+        self.items.append({"role": "user", "content": text})
+
+    async def reply(self, plans: PlanSession, on_text: OnText) -> Reply:
+        stream = await with_retries(
+            lambda: self.client.responses.create(
+                model=self.model,
+                instructions=self.system,
+                input=self.items,
+                tools=self.tools,
+                stream=True,
+            )
+        )
+        adapter = OpenAIResponsesStream(plans)
+        output: list[Any] = []
+        async for event in stream:
+            await adapter.on_event(event)
+            if event.type == "response.output_text.delta":
+                await on_text(event.delta)
+            elif event.type == "response.output_item.done":
+                output.append(event.item)
+        self.items += [item.model_dump(exclude_none=True) for item in output]
+        uses = [
+            ToolUse(i.call_id, i.name, i.arguments) for i in output if i.type == "function_call"
+        ]
+        results = await adapter.finish()
+        return Reply(uses, {r["call_id"]: r for r in results})
+
+    def result(self, use: ToolUse, text: str, ok: bool) -> dict[str, Any]:
+        return {"type": "function_call_output", "call_id": use.id, "output": text}
+
+    def add_results(self, results: list[dict[str, Any]]) -> None:
+        self.items += results
+
+
+class Anthropic(Backend):
+    # Room for a long plan and a file written in one reply.
+    MAX_TOKENS = 8192
+
+    def __init__(self, client: Any, model: str, system: str) -> None:
+        self.client, self.model, self.label = client, model, f"Anthropic ({model})"
+        self.system = system
+        self.messages: list[Any] = []
+        self.tools = tools.anthropic() + definitions("anthropic")
+
+    def add_user(self, text: str) -> None:
+        self.messages.append({"role": "user", "content": text})
+
+    async def reply(self, plans: PlanSession, on_text: OnText) -> Reply:
+        stream = await with_retries(
+            lambda: self.client.messages.create(
+                model=self.model,
+                max_tokens=self.MAX_TOKENS,
+                system=self.system,
+                messages=self.messages,
+                tools=self.tools,
+                stream=True,
+            )
+        )
+        adapter = AnthropicStream(plans)
+        blocks: dict[int, dict[str, Any]] = {}
+        async for event in stream:
+            await adapter.on_event(event)
+            if event.type == "content_block_start":
+                blocks[event.index] = event.content_block.model_dump(exclude_none=True)
+                blocks[event.index].setdefault("partial", "")
+            elif event.type == "content_block_delta":
+                block = blocks[event.index]
+                if event.delta.type == "text_delta":
+                    block["text"] += event.delta.text
+                    await on_text(event.delta.text)
+                elif event.delta.type == "input_json_delta":
+                    block["partial"] += event.delta.partial_json
+        content = []
+        uses = []
+        for index in sorted(blocks):
+            block = blocks[index]
+            partial = block.pop("partial")
+            if block["type"] == "tool_use":
+                uses.append(ToolUse(block["id"], block["name"], partial or "{}"))
+                try:
+                    block["input"] = json.loads(partial or "{}")
+                except json.JSONDecodeError:
+                    block["input"] = {}  # cut off by max_tokens: its result says so
+            if block["type"] in ("text", "tool_use"):
+                content.append(block)
+        self.messages.append({"role": "assistant", "content": content})
+        results = await adapter.finish()
+        return Reply(uses, {r["tool_use_id"]: r for r in results})
+
+    def result(self, use: ToolUse, text: str, ok: bool) -> dict[str, Any]:
+        return {"type": "tool_result", "tool_use_id": use.id, "content": text, "is_error": not ok}
+
+    def add_results(self, results: list[dict[str, Any]]) -> None:
+        self.messages.append({"role": "user", "content": results})

@@ -1,0 +1,146 @@
+"""The example agent's model backends and retries, against the real SDKs on mock transports."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx2
+import pytest
+from coding_agent_lib.models import Anthropic, Backend, OpenAIChat, OpenAIResponses
+from coding_agent_lib.retries import is_transient, retry_after, with_retries
+from tenacity import wait_none
+from test_providers_openai import CREATE
+from wire import (
+    Recorder,
+    anthropic_client,
+    chat_stream,
+    message_stream,
+    openai_client,
+    responses_stream,
+)
+
+from llm_plans import PlanSession
+from llm_plans.testing import RecordingSend
+
+READ = ("call_r", "read_file", '{"path": "calc.py"}')
+
+
+def backends(http: Recorder) -> dict[str, Backend]:
+    return {
+        "chat": OpenAIChat(openai_client(http), "gpt-4.1", "system"),
+        "responses": OpenAIResponses(openai_client(http), "gpt-4.1", "system"),
+        "anthropic": Anthropic(anthropic_client(http), "claude-sonnet-5", "system"),
+    }
+
+
+def streams(kind: str) -> tuple[bytes, bytes]:
+    calls = [("call_p", "create_plan", CREATE), READ]
+    if kind == "chat":
+        return chat_stream(calls), chat_stream([], finish="stop")
+    if kind == "responses":
+        return responses_stream(calls), responses_stream([])
+    return message_stream(calls), message_stream([], stop="end_turn")
+
+
+@pytest.mark.parametrize("kind", ["chat", "responses", "anthropic"])
+async def test_backend_round_trip(kind: str) -> None:
+    http = Recorder(*streams(kind))
+    backend = backends(http)[kind]
+    send = RecordingSend()
+    plans = PlanSession(send, session_id="s", client_capabilities={"plan": {}}, stream_interval=0)
+    backend.add_user("Fix calc.mean")
+    reply = await backend.reply(plans, on_text=_ignore)
+    assert [u.name for u in reply.uses] == ["create_plan", "read_file"]
+    assert list(reply.plan_results) == ["call_p"]
+    assert list(plans.plans) == ["plan-1"]
+    assert len(send.sent) > 1  # previews, then the final
+    results = [reply.plan_results["call_p"], backend.result(reply.uses[1], "x = 1", True)]
+    backend.add_results(results)
+    await backend.reply(plans, on_text=_ignore)
+    second = http.requests[1]
+    sent = json.dumps(second)
+    assert "call_r" in sent
+    assert "x = 1" in sent
+    assert 'Created plan \\"plan-1\\"' in sent
+    names = [t.get("name") or t.get("function", {}).get("name") for t in second["tools"]]
+    assert names[:3] == ["create_plan", "update_plan", "remove_plan"]
+    assert "run_command" in names
+
+
+async def _ignore(_text: str) -> None:
+    return None
+
+
+async def test_transient_errors_are_retried_honouring_retry_after() -> None:
+    attempts: list[int] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        attempts.append(1)
+        if len(attempts) == 1:
+            return httpx2.Response(
+                429, headers={"retry-after": "0"}, json={"error": {"message": "slow down"}}
+            )
+        if len(attempts) == 2:
+            return httpx2.Response(
+                529,
+                json={
+                    "type": "error",
+                    "error": {"type": "overloaded_error", "message": "Overloaded"},
+                },
+            )
+        return httpx2.Response(
+            200,
+            json={
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "model": "m",
+                "content": [],
+                "stop_reason": "end_turn",
+                "stop_sequence": None,
+                "usage": {"input_tokens": 1, "output_tokens": 1},
+            },
+        )
+
+    client = anthropic_client(handler)
+    message = await with_retries(
+        lambda: client.messages.create(
+            model="m", max_tokens=5, messages=[{"role": "user", "content": "hi"}]
+        ),
+        wait=_zero_or_retry_after,
+    )
+    assert message.stop_reason == "end_turn"
+    assert len(attempts) == 3
+
+
+def _zero_or_retry_after(state: Any) -> float:
+    asked = retry_after(state.outcome.exception())
+    return 0.0 if asked is None else asked
+
+
+async def test_other_errors_are_not_retried() -> None:
+    attempts: list[int] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        attempts.append(1)
+        return httpx2.Response(401, json={"error": {"message": "bad key"}})
+
+    client = openai_client(handler)
+    with pytest.raises(Exception, match="bad key"):
+        await with_retries(
+            lambda: client.chat.completions.create(model="m", messages=[]), wait=wait_none()
+        )
+    assert len(attempts) == 1
+
+
+def test_retry_after_parsing() -> None:
+    class Failure(Exception):
+        def __init__(self, headers: dict[str, str]) -> None:
+            self.response = httpx2.Response(429, headers=headers)
+
+    assert retry_after(Failure({"retry-after": "3"})) == 3.0
+    assert retry_after(Failure({"retry-after-ms": "1500"})) == 1.5
+    assert retry_after(Failure({"retry-after": "9999"})) == 60.0
+    assert retry_after(Failure({})) is None
+    assert not is_transient(ValueError("x"))

@@ -1,0 +1,107 @@
+"""Drive examples/coding_agent.py with the official ACP Python SDK's client side."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import acp
+from acp.schema import (
+    AllowedOutcome,
+    ReadTextFileResponse,
+    RequestPermissionResponse,
+    TextContentBlock,
+    WriteTextFileResponse,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+AGENT = ROOT / "examples" / "coding_agent.py"
+SAMPLE = ROOT / "examples" / "sample_project"
+CAPS: dict[str, dict[str, Any]] = {
+    "documents": {"planCapabilities": {}},
+    "schema": {"plan": {}},
+    "legacy": {},
+}
+
+
+def sample_project(tmp_path: Path) -> Path:
+    project = tmp_path / "project"
+    shutil.copytree(SAMPLE, project)
+    return project
+
+
+def agent_env(data_dir: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
+    env.update(LLM_PLANS_SCRIPT_DELAY="0", LLM_PLANS_DATA_DIR=str(data_dir))
+    return env
+
+
+@dataclass
+class Client:
+    """Approves every request, serves fs from disk, and records what the agent sent."""
+
+    raw: list[dict[str, Any]] = field(default_factory=list)
+    typed: list[Any] = field(default_factory=list)
+    permissions: list[str] = field(default_factory=list)
+
+    def observe(self, event: Any) -> None:
+        if event.message.get("method") == "session/update":
+            self.raw.append(event.message["params"])
+
+    @property
+    def plan_updates(self) -> list[dict[str, Any]]:
+        kinds = ("plan", "plan_update", "plan_removed")
+        return [p["update"] for p in self.raw if p["update"]["sessionUpdate"] in kinds]
+
+    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
+        self.typed.append(update)
+
+    async def request_permission(self, tool_call: Any, **_: Any) -> RequestPermissionResponse:
+        self.permissions.append(tool_call.title)
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id="allow")
+        )
+
+    async def read_text_file(self, path: str, **_: Any) -> ReadTextFileResponse:
+        return ReadTextFileResponse(content=Path(path).read_text())
+
+    async def write_text_file(self, path: str, content: str, **_: Any) -> WriteTextFileResponse:
+        Path(path).write_text(content)
+        return WriteTextFileResponse()
+
+
+async def run_prompt(
+    project: Path, data_dir: Path, caps: dict[str, Any], text: str = "Fix calc.mean"
+) -> tuple[Client, str]:
+    """One session, one prompt; the client and the stop reason."""
+    client = Client()
+    async with acp.spawn_agent_process(
+        client,
+        sys.executable,
+        str(AGENT),
+        cwd=project,
+        env=agent_env(data_dir),
+        observers=[client.observe],
+        use_unstable_protocol=True,
+    ) as (conn, _process):
+        # Raw, so that `planCapabilities` (unknown to the SDK's model) reaches the agent.
+        await conn._conn.send_request(
+            "initialize",
+            {
+                "protocolVersion": acp.PROTOCOL_VERSION,
+                "clientCapabilities": {
+                    "fs": {"readTextFile": True, "writeTextFile": True},
+                    "terminal": False,
+                    **caps,
+                },
+            },
+        )
+        session = await conn.new_session(cwd=str(project))
+        response = await conn.prompt(
+            session_id=session.session_id, prompt=[TextContentBlock(type="text", text=text)]
+        )
+    return client, response.stop_reason

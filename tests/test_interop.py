@@ -1,0 +1,107 @@
+"""The example agent against real ACP clients: the TypeScript SDK and acpx, over real pipes;
+and every plan notification against ACP's published JSON schema."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+from agent_client import AGENT, CAPS, agent_env, run_prompt, sample_project
+from node_tools import ACPX, NODE_DIR, node_modules, validate_published
+from spec_shapes import check
+
+# The agent runs the whole scripted session; a slow CI machine gets generous room.
+TIMEOUT = 180
+
+
+def run_ts_client(project: Path, data: Path, caps: dict[str, object]) -> dict[str, object]:
+    node_modules()
+    env = {**agent_env(data), "ACP_CLIENT_CAPABILITIES": json.dumps(caps)}
+    out = subprocess.run(
+        ["node", str(NODE_DIR / "ts_client.mjs"), str(project), sys.executable, str(AGENT)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=True,
+    )
+    report: dict[str, object] = json.loads(out.stdout)
+    return report
+
+
+def test_typescript_sdk_client_validates_every_plan_update(tmp_path: Path) -> None:
+    report = run_ts_client(sample_project(tmp_path), tmp_path / "data", {"plan": {}})
+    assert report["stopReason"] == "end_turn"
+    wire, validated = report["onWire"], report["validated"]
+    assert isinstance(wire, list)
+    assert validated == wire  # every notification passed the SDK's zod validation
+    kinds = [p["update"]["sessionUpdate"] for p in wire]
+    assert kinds.count("plan_update") >= 5
+    assert kinds.count("plan_removed") == 1
+
+
+def test_typescript_sdk_rejects_the_documents_form(tmp_path: Path) -> None:
+    """The drift the spec README describes is real: `id` instead of `planId` fails the
+    published schema, so the documents form goes only to clients that asked for it."""
+    report = run_ts_client(sample_project(tmp_path), tmp_path / "data", {"planCapabilities": {}})
+    plans = [p for p in report["onWire"] if p["update"]["sessionUpdate"].startswith("plan")]
+    assert plans
+    assert not any(p in report["validated"] for p in plans)
+
+
+def test_acpx_shows_the_plan(tmp_path: Path) -> None:
+    node_modules()
+    project = sample_project(tmp_path)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**agent_env(tmp_path / "data"), "HOME": str(home)}
+    agent = f"{sys.executable} {AGENT}"
+    out = subprocess.run(
+        [
+            "node",
+            str(ACPX),
+            "--approve-all",
+            "--format",
+            "text",
+            "--cwd",
+            str(project),
+            "--agent",
+            agent,
+            "exec",
+            "Fix calc.mean",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=True,
+    )
+    text = out.stdout
+    assert "[plan]" in text
+    assert "- [in_progress] Read the project and find the bug" in text
+    assert "- [completed] Run the tests" in text
+    assert "Document the empty-list error in the README" in text
+    assert "sum(values) / len(values)" in (project / "calc.py").read_text()
+
+
+@pytest.mark.parametrize("form", ["schema", "legacy"])
+async def test_plan_notifications_match_the_published_schema(form: str, tmp_path: Path) -> None:
+    client, _ = await run_prompt(sample_project(tmp_path), tmp_path / "data", CAPS[form])
+    plans = [p for p in client.raw if p["update"]["sessionUpdate"].startswith("plan")]
+    assert len(plans) >= 5
+    for params in plans:
+        validate_published(params)
+
+
+async def test_documents_form_matches_the_spec_documents(tmp_path: Path) -> None:
+    client, _ = await run_prompt(sample_project(tmp_path), tmp_path / "data", CAPS["documents"])
+    plans = [p for p in client.raw if p["update"]["sessionUpdate"].startswith("plan")]
+    assert len(plans) >= 5
+    for params in plans:
+        check("documents", params)
+        with pytest.raises(jsonschema.ValidationError):
+            validate_published(params)

@@ -1,4 +1,4 @@
-"""`llm-plans demo`, as the README runs it, with output that is not a terminal."""
+"""The demo as the README runs it (`python -m llm_plans demo`, and `llm-plans demo`)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,15 @@ import sys
 from pathlib import Path
 
 
-def run_demo(*flags: str) -> str:
-    # the command the package installs, beside this interpreter (as in the README's venv)
-    command = str(Path(sys.executable).parent / "llm-plans")
+def run_demo(*flags: str, script: bool = False) -> str:
+    # README's command, or the script the package installs beside this interpreter
+    if script:
+        command = [str(Path(sys.executable).parent / "llm-plans")]
+    else:
+        command = [sys.executable, "-m", "llm_plans"]
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     out = subprocess.run(
-        [command, "demo", "--delay", "0", *flags],
+        [*command, "demo", "--delay", "0", *flags],
         capture_output=True,
         text=True,
         env=env,
@@ -35,7 +38,7 @@ def test_demo_shows_the_plans() -> None:
 
 
 def test_demo_as_a_legacy_client() -> None:
-    out = run_demo("--legacy")
+    out = run_demo("--legacy", script=True)
     assert "legacy `plan` updates" in out
     assert "[plan] 4/6 done" in out  # both item plans, flattened into one list
     assert "[plan-1]" not in out

@@ -93,7 +93,7 @@ async def test_readme_anthropic_loop(tmp_path: Path) -> None:
 def test_readme_commands_are_the_ones_ci_and_the_tests_run() -> None:
     bash = re.findall(r"```bash\n(.*?)```", README.read_text(), flags=re.S)
     demo, tests = bash[0].strip(), bash[1].strip()
-    assert demo == 'python -m pip install -e ".[agent]" && llm-plans demo'
+    assert demo == 'python -m pip install -e ".[agent]" && python -m llm_plans demo'
     assert tests == 'python -m pip install -e ".[dev]" && python -m pytest'
     ci = (README.parent / ".ci" / "run").read_text()
     assert 'python -m pip install -e ".[dev]"' in ci

@@ -1,0 +1,5 @@
+"""`python -m llm_plans demo`: the same as the `llm-plans` command."""
+
+from ._cli import main
+
+raise SystemExit(main())

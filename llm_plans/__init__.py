@@ -7,7 +7,6 @@ from ._limits import Limits
 from ._models import (
     Change,
     CreatePlanArgs,
-    Entry,
     FilePlan,
     ItemsPlan,
     MarkdownPlan,
@@ -24,7 +23,6 @@ __all__ = [
     "ClientCapabilitiesRecorder",
     "ConfigurationError",
     "CreatePlanArgs",
-    "Entry",
     "FilePlan",
     "ItemsPlan",
     "LLMPlansError",

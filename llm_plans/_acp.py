@@ -9,32 +9,39 @@ from ._session import Send
 from ._wire import Json
 
 
-def acp_send(conn: Any) -> Send:
+def acp_send(conn: Any, *, validate: bool = False) -> Send:
     """A `send` for `PlanSession` that writes through an ACP SDK agent-side connection.
 
-    Updates the SDK can type (legacy `plan`, and `plan_update` / `plan_removed` keyed by
-    `planId`) go through its `session_update`, so they are validated like any other update.
-    The spec documents' form (keyed by `id`) is unknown to the SDK's models and goes out as
-    the same JSON-RPC notification, unchanged.
+    Notifications go out as the JSON-RPC `session/update` they are, on the SDK's own
+    connection: PlanSession builds them compliant by construction, and re-parsing each into
+    the SDK's models would cost more than everything else llm_plans does per call. With
+    `validate=True`, the forms the SDK's models know (legacy `plan`, and `plan_update` /
+    `plan_removed` keyed by `planId`) go through its typed `session_update` instead. The
+    spec documents' form (keyed by `id`) is unknown to those models and always goes raw.
 
     Example:
-        caps = params.client_capabilities  # from Agent.initialize
+        caps = recorder.capabilities  # see ClientCapabilitiesRecorder
         session = PlanSession(acp_send(conn), session_id=sid, client_capabilities=caps)
     """
-    from acp.schema import SessionNotification
-
     session_update = getattr(conn, "session_update", None)
     if not callable(session_update):
         raise ConfigurationError(
             f"acp_send needs an ACP agent-side connection (acp.core.AgentSideConnection, as "
             f"passed to Agent.on_connect); got {type(conn).__name__}"
         )
+    raw = _raw_connection(conn)
 
     async def send(params: Json) -> None:
-        update = params["update"]
-        if _documents_form(update):
-            await _raw_connection(conn).send_notification("session/update", params)
+        if raw is not None and not (validate and not _documents_form(params["update"])):
+            await raw.send_notification("session/update", params)
             return
+        if _documents_form(params["update"]):
+            raise ConfigurationError(
+                "this ACP connection cannot send the planCapabilities form; force "
+                "form=WireForm.SCHEMA on the PlanSession or upgrade agent-client-protocol"
+            )
+        from acp.schema import SessionNotification
+
         notification = SessionNotification.model_validate(params)
         await session_update(session_id=notification.session_id, update=notification.update)
 
@@ -49,15 +56,10 @@ def _documents_form(update: Json) -> bool:
 
 
 def _raw_connection(conn: Any) -> Any:
-    # The SDK has no public way to send a session/update its models do not describe; its
-    # JSON-RPC connection object is the one place that writes a notification as given.
+    # The SDK has no public way to send a session/update as given; its JSON-RPC connection
+    # object is the one place that writes a notification without re-modelling it.
     raw = getattr(conn, "_conn", None)
-    if raw is None or not callable(getattr(raw, "send_notification", None)):
-        raise ConfigurationError(
-            "this ACP connection cannot send the planCapabilities form; force "
-            "form=WireForm.SCHEMA on the PlanSession or upgrade agent-client-protocol"
-        )
-    return raw
+    return raw if callable(getattr(raw, "send_notification", None)) else None
 
 
 class ClientCapabilitiesRecorder:

@@ -17,7 +17,6 @@ from ._models import (
     TOOL_NAMES,
     Change,
     CreatePlanArgs,
-    Entry,
     FilePlan,
     ItemsPlan,
     MarkdownPlan,
@@ -59,6 +58,8 @@ class Applied:
     plan_id: str
     plan: AnyPlan | None
     """The plan after the call; None when it was removed."""
+    changed: tuple[int, ...] = ()
+    """The step numbers a `changes` update touched."""
 
 
 @dataclass(frozen=True)
@@ -103,34 +104,29 @@ def apply(book: Book, tool: str, arguments: Any, rules: Rules = Rules()) -> Appl
 
 
 def _parse(tool: ToolName, arguments: Any, limits: Limits) -> BaseModel:
-    if isinstance(arguments, (str, bytes)) and len(arguments) > limits.max_arguments_bytes:
-        raise _Rejection(
-            [
-                Problem(
-                    "",
-                    f"the arguments are {len(arguments)} bytes; at most "
-                    f"{limits.max_arguments_bytes} are accepted. Send a shorter plan.",
-                )
-            ]
-        )
+    model = ARGUMENT_MODELS[tool]
+    if isinstance(arguments, model):
+        return arguments  # validated already (a streamed call's preview)
+    if isinstance(arguments, (str, bytes)):
+        if len(arguments) > limits.max_arguments_bytes:
+            message = (
+                f"the arguments are {len(arguments)} bytes; at most "
+                f"{limits.max_arguments_bytes} are accepted. Send a shorter plan."
+            )
+            raise _Rejection([Problem("", message)])
+        # Fast path: well-formed arguments are validated straight from the JSON text, in one
+        # pass; only arguments that fail it are decoded and repaired first.
+        try:
+            return model.model_validate_json(arguments)
+        except ValidationError:
+            pass
     try:
         value = repair(decode(arguments))
     except Undecodable as exc:
         if exc.truncated:
-            raise _Rejection(
-                [
-                    Problem(
-                        "",
-                        "your call was cut off before its JSON ended "
-                        "(the output limit was probably reached). Send a "
-                        "shorter plan, or create it and add steps in a second call.",
-                    )
-                ]
-            ) from None
-        raise _Rejection(
-            [Problem("", f"the arguments are not valid JSON ({exc}). Send one JSON object.")]
-        ) from None
-    model = ARGUMENT_MODELS[tool]
+            raise _Rejection([Problem("", _TRUNCATED)]) from None
+        message = f"the arguments are not valid JSON ({exc}). Send one JSON object."
+        raise _Rejection([Problem("", message)]) from None
     if not isinstance(value, dict):
         raise _Rejection([Problem("", "the arguments must be a JSON object.", value)])
     try:
@@ -213,7 +209,8 @@ def _update(book: Book, args: UpdatePlanArgs, rules: Rules) -> Applied:
             raise _Rejection(problems)
     plans = dict(book.plans)
     plans[plan.id] = plan
-    return Applied("update_plan", Book(plans, book.next_number), plan.id, plan)
+    changed = tuple(c.step for c in args.changes or ())
+    return Applied("update_plan", Book(plans, book.next_number), plan.id, plan, changed)
 
 
 def _kind_for_update(current: AnyPlan, args: UpdatePlanArgs, replacing: list[str]) -> PlanType:
@@ -374,7 +371,8 @@ def _build(
                 )
         if problems:
             return None
-        return ItemsPlan(id=plan_id, entries=tuple(_entry(e) for e in args.entries), meta=meta)
+        # Entries and id are validated already: construct without validating them again.
+        return ItemsPlan.model_construct(id=plan_id, entries=tuple(args.entries), meta=meta)
     if kind == "markdown" and args.content is not None:
         if len(args.content) > limits.max_markdown_chars:
             problems.append(
@@ -394,9 +392,3 @@ def _build(
             return None
         return None if problems else FilePlan(id=plan_id, uri=uri, meta=meta)
     return None
-
-
-def _entry(e: Entry) -> PlanEntry:
-    return PlanEntry(
-        content=e.content.strip(), priority=e.priority or "medium", status=e.status or "pending"
-    )

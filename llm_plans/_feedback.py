@@ -14,6 +14,9 @@ from ._models import ItemsPlan, Plan
 _UNSET: Any = object()
 # Long values are cut in error messages: the model needs to recognise its input, not reread it.
 _MAX_SHOWN = 120
+# Results list every step of plans up to this long; a longer one shows the steps in focus.
+MAX_LISTED_STEPS = 40
+_NEXT_PENDING = 3
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,8 @@ def from_validation_error(error: ValidationError, fields: Iterable[str]) -> list
             problems.append(Problem(path, "expected a whole number.", value))
         elif kind == "greater_than_equal":
             problems.append(Problem(path, f"must be at least {ctx.get('ge')}.", value))
+        elif kind == "string_too_short":
+            problems.append(Problem(path, "must not be empty.", value))
         elif kind in ("string_type", "string_unicode"):
             problems.append(Problem(path, "expected a string.", value))
         elif kind in ("list_type", "tuple_type"):
@@ -114,18 +119,52 @@ def rejection(tool: str, problems: list[Problem], *, context: str = "") -> str:
     return "\n".join(lines)
 
 
-def describe(plan: Plan) -> str:
-    """A plan as the model should see it after a change: ids and numbered steps."""
+def describe(plan: Plan, focus: Iterable[int] = ()) -> str:
+    """A plan as the model should see it after a change: its id and numbered steps.
+
+    A long plan lists only the steps that matter now (`focus`, those in progress and the
+    next pending ones), with counts for the rest: the model wrote the plan and needs the
+    numbers, not the whole list in every result.
+    """
     if isinstance(plan, ItemsPlan):
-        steps = "1 step" if len(plan.entries) == 1 else f"{len(plan.entries)} steps"
+        total = len(plan.entries)
+        steps = "1 step" if total == 1 else f"{total} steps"
         lines = [f'Plan "{plan.id}" (items, {steps}):']
-        for number, entry in enumerate(plan.entries, 1):
+        shown = range(1, total + 1) if total <= MAX_LISTED_STEPS else _focus(plan, focus)
+        previous = 0
+        for number in shown:
+            if number > previous + 1:
+                lines.append(f"   ... steps {previous + 1} to {number - 1} not shown")
+            entry = plan.entries[number - 1]
             priority = "" if entry.priority == "medium" else f" ({entry.priority} priority)"
             lines.append(f"{number}. [{entry.status}] {entry.content}{priority}")
+            previous = number
+        if previous < total:
+            lines.append(f"   ... steps {previous + 1} to {total} not shown")
+        if total > MAX_LISTED_STEPS:
+            counts = {s: 0 for s in ("completed", "in_progress", "pending")}
+            for entry in plan.entries:
+                counts[entry.status] += 1
+            lines.append(
+                f"({counts['completed']} completed, {counts['in_progress']} in "
+                f"progress, {counts['pending']} pending)"
+            )
         return "\n".join(lines)
     if plan.type == "markdown":
         return f'Plan "{plan.id}" (markdown, {len(plan.content.splitlines())} lines).'
     return f'Plan "{plan.id}" (file {plan.uri}).'
+
+
+def _focus(plan: ItemsPlan, focus: Iterable[int]) -> list[int]:
+    wanted = {n for n in focus if 1 <= n <= len(plan.entries)}
+    pending = 0
+    for number, entry in enumerate(plan.entries, 1):
+        if entry.status == "in_progress":
+            wanted.add(number)
+        elif entry.status == "pending" and pending < _NEXT_PENDING:
+            wanted.add(number)
+            pending += 1
+    return sorted(wanted)
 
 
 def ids_list(plans: Mapping[str, Plan]) -> str:

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    WithJsonSchema,
+)
+from pydantic.json_schema import SkipJsonSchema
 
 Priority = Literal["high", "medium", "low"]
 Status = Literal["pending", "in_progress", "completed"]
@@ -23,6 +32,16 @@ def _not_blank(value: str) -> str:
     return value
 
 
+def _null_is(default: str) -> BeforeValidator:
+    # The model sends null for "the usual" (strict mode makes every field present); the plan
+    # stores the value ACP requires.
+    return BeforeValidator(lambda value: default if value is None else value)
+
+
+def _nullable_enum(values: tuple[str, ...]) -> WithJsonSchema:
+    return WithJsonSchema({"anyOf": [{"enum": list(values), "type": "string"}, {"type": "null"}]})
+
+
 Text = Annotated[str, AfterValidator(_not_blank)]
 Meta = Annotated[dict[str, Any] | None, Field(alias="_meta")]
 
@@ -32,12 +51,23 @@ class _Frozen(BaseModel):
 
 
 class PlanEntry(_Frozen):
-    """One step of an items plan, exactly as ACP's `PlanEntry`."""
+    """One step of an items plan, exactly as ACP's `PlanEntry`; also the `Entry` the model
+    writes, where null priority means medium and null status pending.
 
-    content: str
-    priority: Priority = "medium"
-    status: Status = "pending"
-    meta: Meta = None
+    One class for both, so a plan's steps are validated straight from the model's JSON.
+    """
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    # Checked natively rather than by a Python validator: this runs for every step of every
+    # plan; the schema generator leaves minLength out of the tool definitions.
+    content: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+    """What this step does, as a short imperative sentence."""
+    priority: Annotated[Priority, _null_is("medium"), _nullable_enum(PRIORITIES)] = "medium"
+    """How important the step is; null means medium."""
+    status: Annotated[Status, _null_is("pending"), _nullable_enum(STATUSES)] = "pending"
+    """Where the step stands; null means pending."""
+    meta: SkipJsonSchema[Meta] = None
 
 
 class ItemsPlan(_Frozen):
@@ -77,17 +107,6 @@ class _Arguments(BaseModel):
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
 
-class Entry(_Arguments):
-    """A step of an items plan."""
-
-    content: Text
-    """What this step does, as a short imperative sentence."""
-    priority: Priority | None = None
-    """How important the step is; null means medium."""
-    status: Status | None = None
-    """Where the step stands; null means pending."""
-
-
 class Change(_Arguments):
     """A change to one existing step of an items plan."""
 
@@ -108,7 +127,7 @@ class CreatePlanArgs(_Arguments):
     """items: a checklist of steps; markdown: free-form notes; file: a plan kept in a file."""
     id: str | None = None
     """A short id for the plan, or null to get one generated (plan-1, plan-2, ...)."""
-    entries: list[Entry] | None = None
+    entries: list[PlanEntry] | None = None
     """The steps, in order. Required for type items, otherwise null."""
     content: Text | None = None
     """The Markdown text. Required for type markdown, otherwise null."""
@@ -123,7 +142,7 @@ class UpdatePlanArgs(_Arguments):
     """The id of the plan to update."""
     type: PlanType | None = None
     """New kind of plan when replacing it, or null to keep or infer it."""
-    entries: list[Entry] | None = None
+    entries: list[PlanEntry] | None = None
     """Replace every step of an items plan with this list, or null."""
     content: Text | None = None
     """Replace the Markdown text, or null."""

@@ -99,6 +99,11 @@ def _repair_list(value: Any, *, as_entries: bool) -> Any:
     return [_repair_item(item, as_entry=as_entries) for item in value]
 
 
+def repair_entry(item: Any) -> Any:
+    """One step of an items plan with common mistakes undone."""
+    return _repair_item(item, as_entry=True)
+
+
 def _repair_item(item: Any, *, as_entry: bool) -> Any:
     item = _decode_string(item, lambda v: isinstance(v, dict))
     if as_entry and isinstance(item, str) and item.strip():

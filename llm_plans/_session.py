@@ -10,7 +10,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from pydantic import TypeAdapter
+from pydantic import TypeAdapter, ValidationError
 
 from . import _feedback, _wire
 from ._apply import AnyPlan, Applied, Book, Rejected, Rules, apply
@@ -19,9 +19,9 @@ from ._errors import ConfigurationError, StreamError
 from ._feedback import Problem
 from ._legacy import ReadText, plan_entries, read_plan_file
 from ._limits import Limits
-from ._models import TOOL_NAMES, ItemsPlan, Plan
+from ._models import TOOL_NAMES, CreatePlanArgs, ItemsPlan, Plan
 from ._repair import Undecodable, decode, repair
-from ._streaming import InFlight, final_arguments, partial
+from ._streaming import InFlight
 from ._wire import Json, WireForm
 
 Send = Callable[[Json], Awaitable[Any]]
@@ -31,9 +31,6 @@ _PLAN_ADAPTER: TypeAdapter[AnyPlan] = TypeAdapter(Plan)
 _SNAPSHOT_VERSION = 1
 # Editors redraw on every update; ten a second looks live without flooding the pipe.
 DEFAULT_STREAM_INTERVAL = 0.1
-# A fragment without these bytes cannot finish a key, an entry or a line of markdown
-# (`\\` starts the `\n` escape), so the partial parse is skipped for it.
-_STRUCTURAL = frozenset(b",}]\\")
 _CUT_OFF = (
     "your call was cut off by the output token limit before it was complete, so it was not "
     "applied. Send a shorter plan, or create it and add steps in a second call."
@@ -210,7 +207,7 @@ class PlanSession:
         verb = {"create_plan": "Created", "update_plan": "Updated", "remove_plan": "Removed"}
         lines = [f'{verb[outcome.tool]} plan "{outcome.plan_id}".']
         if outcome.plan is not None:
-            lines.append(_feedback.describe(outcome.plan))
+            lines.append(_feedback.describe(outcome.plan, outcome.changed))
             if isinstance(outcome.plan, ItemsPlan):
                 if outcome.tool == "create_plan":
                     lines.append(_feedback.progress_hint(outcome.plan))
@@ -258,40 +255,35 @@ class PlanSession:
         The client sees each entry (or line of markdown) once it is complete, at most once
         per `stream_interval`. Call `finish(call_id)` when the call's arguments are complete.
         """
-        if name not in TOOL_NAMES:
-            raise StreamError(
-                f"{name!r} is not a plan tool; route it elsewhere "
-                "(llm_plans.tools.NAMES lists the plan tools)"
-            )
-        flight = self._inflight.setdefault(call_id, InFlight(name))
-        if flight.name != name:
+        flight = self._inflight.get(call_id)
+        if flight is None:
+            if name not in TOOL_NAMES:
+                raise StreamError(
+                    f"{name!r} is not a plan tool; route it elsewhere "
+                    "(llm_plans.tools.NAMES lists the plan tools)"
+                )
+            flight = self._inflight[call_id] = InFlight(name)
+        elif flight.name != name:
             raise StreamError(f"call {call_id!r} was started as {flight.name}, not {name}")
-        data = fragment.encode() if isinstance(fragment, str) else fragment
-        flight.buffer += data
-        if _STRUCTURAL.isdisjoint(data):
-            return
+        text = fragment if isinstance(fragment, str) else flight.decode(fragment)
+        flight.parts.append(text)
+        if "}" not in text and "]" not in text and "\\" not in text:
+            return  # this fragment cannot complete an entry or a line of markdown
         async with self._lock:
             if self._inflight.get(call_id) is flight:
                 await self._preview(call_id, flight)
 
     async def _preview(self, call_id: str, flight: InFlight) -> None:
-        arguments = final_arguments(flight.name, partial(flight.buffer))
-        if arguments is None:
-            return
-        if flight.name == "create_plan" and arguments.get("id") is None:
-            flight.reserved_id = flight.reserved_id or self._reserve_id()
-            arguments["id"] = flight.reserved_id
-        outcome = apply(self._book, flight.name, arguments, self._rules)
-        if not isinstance(outcome, Applied) or outcome.plan == flight.preview:
-            return
-        flight.preview = outcome.plan
         loop = asyncio.get_running_loop()
         wait = self._last_preview + self._stream_interval - loop.time()
-        if wait <= 0:
-            await self._send_preview(flight)
-        elif call_id not in self._timers:
+        if wait > 0:
+            # Within the interval: only note that there may be news. The preview is worked
+            # out when the timer fires, so CPU follows what is sent, not what streams in.
             flight.pending = True
-            self._timers[call_id] = loop.call_later(wait, self._start_flush, call_id)
+            if call_id not in self._timers:
+                self._timers[call_id] = loop.call_later(wait, self._start_flush, call_id)
+            return
+        await self._send_preview(flight)
 
     def _start_flush(self, call_id: str) -> None:
         self._timers.pop(call_id, None)
@@ -306,16 +298,22 @@ class PlanSession:
                 await self._send_preview(flight)
 
     async def _send_preview(self, flight: InFlight) -> None:
-        assert flight.preview is not None
         flight.pending = False
+        arguments = flight.preview_arguments(self._reserve_id)
+        if arguments is None:
+            return
+        outcome = apply(self._book, flight.name, arguments, self._rules)
+        if not isinstance(outcome, Applied) or outcome.plan in (None, flight.preview):
+            return
+        flight.preview = outcome.plan
         flight.shown = True
         self._last_preview = asyncio.get_running_loop().time()
         if self._form is WireForm.LEGACY:
             update = self.legacy_update()
         else:
-            update = _wire.plan_update(self._form, flight.preview)
+            update = _wire.plan_update(self._form, outcome.plan)
         # A preview that fails to arrive is re-sent by the call's final notification.
-        await self._deliver([(flight.preview.id, update)])
+        await self._deliver([(outcome.plan.id, update)])
 
     def _reserve_id(self) -> str:
         taken = set(self._book.plans) | {f.reserved_id for f in self._inflight.values()}
@@ -345,14 +343,19 @@ class PlanSession:
 
     def _arguments_of(self, flight: InFlight) -> Any:
         if flight.reserved_id is None:
-            return bytes(flight.buffer)
+            return flight.text
+        # A create whose previews showed a generated id keeps that id.
         try:
-            value = repair(decode(bytes(flight.buffer)))
-        except Undecodable:
-            return bytes(flight.buffer)
-        if isinstance(value, dict) and value.get("id") is None:
-            value["id"] = flight.reserved_id  # the id its previews already showed
-        return value
+            args = CreatePlanArgs.model_validate_json(flight.text)
+        except ValidationError:
+            try:
+                value = repair(decode(flight.text))
+            except Undecodable:
+                return flight.text
+            if isinstance(value, dict) and value.get("id") is None:
+                value["id"] = flight.reserved_id
+            return value
+        return args if args.id is not None else args.model_copy(update={"id": flight.reserved_id})
 
     async def _roll_back(self, plan_id: str) -> None:
         if self._form is WireForm.LEGACY:

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import codecs
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import jiter
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ._apply import AnyPlan
+from ._models import ARGUMENT_MODELS, PlanEntry
+from ._repair import repair, repair_entry
+
+_ENTRY: TypeAdapter[PlanEntry] = TypeAdapter(PlanEntry)
 
 
 @dataclass
@@ -15,7 +22,10 @@ class InFlight:
     """One streamed plan tool call: its text so far and what the client was shown of it."""
 
     name: str
-    buffer: bytearray = field(default_factory=bytearray)
+    parts: list[str] = field(default_factory=list)
+    """The argument fragments so far. Only a fragment holding `}`, `]` or `\\` (which starts
+    the `\\n` escape) can complete an entry or a line of markdown; a file plan's uri shows
+    when its call finishes."""
     reserved_id: str | None = None
     """The generated id promised to this call's plan, so the preview and the result agree."""
     preview: AnyPlan | None = None
@@ -24,12 +34,61 @@ class InFlight:
     """A newer preview waits for the coalescing interval."""
     shown: bool = False
     """Some preview of this call reached the client (so a rejection must roll it back)."""
+    entries: list[PlanEntry] = field(default_factory=list)
+    """The complete entries validated so far: each is validated once, as it completes."""
+    last: dict[str, Any] | None = None
+    broken: bool = False
+    """An entry failed validation: no more previews; the finished call will say why."""
+
+    _decoder: codecs.IncrementalDecoder | None = None
+
+    def decode(self, fragment: bytes) -> str:
+        """Bytes fragments as text; a character split across fragments is kept whole."""
+        if self._decoder is None:
+            self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        return self._decoder.decode(fragment)
+
+    @property
+    def text(self) -> str:
+        """The arguments so far, as one string (joined once, then kept)."""
+        if len(self.parts) > 1:
+            self.parts[:] = ["".join(self.parts)]
+        return self.parts[0] if self.parts else ""
+
+    def preview_arguments(self, reserve_id: Callable[[], str]) -> BaseModel | None:
+        """Validated arguments from what is final so far, or None when nothing new is.
+
+        A create with a null id gets `reserve_id()` once, so previews and result agree.
+        """
+        if self.broken:
+            return None
+        fields = final_arguments(self.name, partial(self.text))
+        if fields is None or fields == self.last:
+            return None
+        self.last = dict(fields)
+        raw_entries = fields.pop("entries", None)
+        fields = repair(fields)
+        if raw_entries is not None:
+            try:
+                for raw in raw_entries[len(self.entries) :]:
+                    self.entries.append(_ENTRY.validate_python(repair_entry(raw)))
+            except ValidationError:
+                self.broken = True
+                return None
+            fields["entries"] = self.entries[: len(raw_entries)]
+        if self.name == "create_plan" and fields.get("id") is None:
+            self.reserved_id = self.reserved_id or reserve_id()
+            fields["id"] = self.reserved_id
+        try:
+            return ARGUMENT_MODELS[self.name].model_validate(fields)  # type: ignore[index]
+        except ValidationError:
+            return None
 
 
-def partial(buffer: bytes | bytearray) -> Any:
+def partial(text: str) -> Any:
     """The JSON value of an unfinished document, incomplete trailing strings included."""
     try:
-        return jiter.from_json(bytes(buffer), partial_mode="trailing-strings")
+        return jiter.from_json(text.encode(), partial_mode="trailing-strings")
     except ValueError:
         return None
 

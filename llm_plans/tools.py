@@ -35,6 +35,9 @@ NAMES: tuple[ToolName, ...] = TOOL_NAMES
 
 # Keywords each strict mode refuses. OpenAI documents `minimum` as supported; Anthropic's
 # structured outputs reject numeric and string-length bounds.
+# Never sent: titles and defaults repeat what names and descriptions say, and minLength
+# (checked on our side anyway) is refused by Anthropic's and OpenAI's strict modes.
+_ALWAYS_DROP = frozenset({"title", "default", "properties", "minLength"})
 _ANTHROPIC_STRICT_DROP = frozenset(
     {
         "minimum",
@@ -135,14 +138,15 @@ def _clean(node: Any, defs: dict[str, Any], all_required: bool, drop: frozenset[
         return node
     if "$ref" in node:
         # Inlined: the schemas are small, and a flat schema reads better to the model.
-        target = defs[node["$ref"].rsplit("/", 1)[-1]]
+        target = dict(defs[node["$ref"].rsplit("/", 1)[-1]])
+        target.pop("description", None)  # a class docstring, written for programmers
         return _clean(
             {**target, **{k: v for k, v in node.items() if k != "$ref"}}, defs, all_required, drop
         )
     out = {
         k: _clean(v, defs, all_required, drop)
         for k, v in node.items()
-        if k not in ("title", "default", "properties") and k not in drop
+        if k not in _ALWAYS_DROP and k not in drop
     }
     if "properties" in node:
         out["properties"] = {

@@ -10,7 +10,6 @@ def test_public_names_are_exactly_the_intended_ones() -> None:
         "ClientCapabilitiesRecorder",
         "ConfigurationError",
         "CreatePlanArgs",
-        "Entry",
         "FilePlan",
         "ItemsPlan",
         "LLMPlansError",

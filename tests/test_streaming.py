@@ -115,3 +115,16 @@ async def test_misuse_raises_stream_error(send: RecordingSend) -> None:
     await session.feed("c", "create_plan", "{")
     with pytest.raises(StreamError, match="started as create_plan"):
         await session.feed("c", "remove_plan", "}")
+
+
+async def test_bytes_fragments_may_split_a_character() -> None:
+    send = RecordingSend()
+    session = PlanSession(send, session_id="s", client_capabilities={"plan": {}}, stream_interval=0)
+    data = json.dumps(
+        {"type": "items", "entries": ["Café ☕ first", "Zweiter Schritt"]}, ensure_ascii=False
+    ).encode()
+    for index in range(len(data)):
+        await session.feed("c", "create_plan", data[index : index + 1])
+    result = await session.finish("c")
+    assert result.ok
+    assert send.updates[-1]["plan"]["entries"][0]["content"] == "Café ☕ first"

@@ -30,10 +30,6 @@ from ._repair import Undecodable, decode, repair
 from ._uris import file_uri
 
 AnyPlan = ItemsPlan | MarkdownPlan | FilePlan
-_TRUNCATED = (
-    "your call was cut off before its JSON ended (the output limit was probably reached). "
-    "Send a shorter plan, or create it and add steps in a second call."
-)
 _DUPLICATE_ID = (
     "a plan with this id exists. Use update_plan to change it, or pick another id "
     "(or null for a generated one)."
@@ -124,7 +120,7 @@ def _parse(tool: ToolName, arguments: Any, limits: Limits) -> BaseModel:
         value = repair(decode(arguments))
     except Undecodable as exc:
         if exc.truncated:
-            raise _Rejection([Problem("", _TRUNCATED)]) from None
+            raise _Rejection([Problem("", _feedback.CUT_OFF)]) from None
         message = f"the arguments are not valid JSON ({exc}). Send one JSON object."
         raise _Rejection([Problem("", message)]) from None
     if not isinstance(value, dict):

@@ -12,6 +12,11 @@ from pydantic import ValidationError
 from ._models import ItemsPlan, Plan
 
 _UNSET: Any = object()
+CUT_OFF = (
+    "your call was cut off before its arguments were complete (the output token limit was "
+    "reached), so it was not applied. Send a shorter plan, or create it and add steps in a "
+    "second call."
+)
 # Long values are cut in error messages: the model needs to recognise its input, not reread it.
 _MAX_SHOWN = 120
 # Results list every step of plans up to this long; a longer one shows the steps in focus.

@@ -31,10 +31,6 @@ _PLAN_ADAPTER: TypeAdapter[AnyPlan] = TypeAdapter(Plan)
 _SNAPSHOT_VERSION = 1
 # Editors redraw on every update; ten a second looks live without flooding the pipe.
 DEFAULT_STREAM_INTERVAL = 0.1
-_CUT_OFF = (
-    "your call was cut off by the output token limit before it was complete, so it was not "
-    "applied. Send a shorter plan, or create it and add steps in a second call."
-)
 
 
 @dataclass(frozen=True)
@@ -139,7 +135,7 @@ class PlanSession:
 
     @staticmethod
     def _cut_off(tool: str) -> ToolResult:
-        return ToolResult(False, _feedback.rejection(tool, [Problem("", _CUT_OFF)]), tool)
+        return ToolResult(False, _feedback.rejection(tool, [Problem("", _feedback.CUT_OFF)]), tool)
 
     async def _call_locked(self, name: str, arguments: Any) -> ToolResult:
         outcome = apply(self._book, name, arguments, self._rules)

@@ -148,15 +148,11 @@ async def run(
                 client.live = None
             else:
                 response = await conn.prompt(session_id=session.session_id, prompt=[block])
-        console.print(
-            f"\n\nTurn ended: {response.stop_reason}; {client.plan_updates} plan "
-            f"updates. Final plans:",
-            highlight=False,
-            markup=False,
-        )
-        if console.is_terminal:
-            console.print(client.board.render())
+        summary = f"Turn ended: {response.stop_reason}; {client.plan_updates} plan updates."
+        if console.is_terminal:  # the live view's last frame already shows the final plans
+            console.print(summary, highlight=False, markup=False)
         else:
+            console.print(f"\n\n{summary} Final plans:", highlight=False, markup=False)
             for plan in client.board.plans.values():
                 console.print(plain(plan), highlight=False, markup=False)
         return 0 if response.stop_reason == "end_turn" and client.plan_updates else 1

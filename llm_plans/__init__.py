@@ -3,6 +3,7 @@
 from . import tools
 from ._acp import ClientCapabilitiesRecorder, acp_send
 from ._errors import ConfigurationError, LLMPlansError, StreamError
+from ._feedback import ToolResult
 from ._limits import Limits
 from ._models import (
     Change,
@@ -15,7 +16,7 @@ from ._models import (
     RemovePlanArgs,
     UpdatePlanArgs,
 )
-from ._session import PlanSession, Send, ToolResult
+from ._session import PlanSession, Send
 from ._wire import WireForm
 
 __all__ = [

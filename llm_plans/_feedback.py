@@ -113,6 +113,23 @@ def _nested_fields(loc: list[int | str]) -> str:
     return "see the tool's schema"
 
 
+@dataclass(frozen=True)
+class ToolResult:
+    """What a plan tool call did, and the text the model reads as its result."""
+
+    ok: bool
+    """False when the call was rejected; then nothing was sent and nothing changed."""
+    content: str
+    """The tool result for the model."""
+    tool: str = ""
+    plan_id: str | None = None
+
+
+def cut_off(tool: str) -> ToolResult:
+    """The result of a call the output token limit cut short."""
+    return ToolResult(False, rejection(tool, [Problem("", CUT_OFF)]), tool)
+
+
 def rejection(tool: str, problems: list[Problem], *, context: str = "") -> str:
     """The result of a rejected call: every problem, then what to do."""
     count = "1 problem" if len(problems) == 1 else f"{len(problems)} problems"

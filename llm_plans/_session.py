@@ -5,23 +5,22 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import TypeAdapter
 
 from . import _feedback, _wire
 from ._apply import AnyPlan, Applied, Book, Rejected, Rules, apply
 from ._calls import native_result, parse_call
-from ._errors import ConfigurationError, StreamError
-from ._feedback import Problem
+from ._errors import ConfigurationError
+from ._feedback import ToolResult
+from ._inflight import InFlight
 from ._legacy import ReadText, plan_entries, read_plan_file
 from ._limits import Limits
-from ._models import TOOL_NAMES, CreatePlanArgs, ItemsPlan, Plan
-from ._repair import Undecodable, decode, repair
-from ._streaming import InFlight
+from ._models import ItemsPlan, Plan
+from ._streaming import Streaming
 from ._wire import Json, WireForm
 
 Send = Callable[[Json], Awaitable[Any]]
@@ -33,19 +32,7 @@ _SNAPSHOT_VERSION = 1
 DEFAULT_STREAM_INTERVAL = 0.1
 
 
-@dataclass(frozen=True)
-class ToolResult:
-    """What a plan tool call did, and the text the model reads as its result."""
-
-    ok: bool
-    """False when the call was rejected; then nothing was sent and nothing changed."""
-    content: str
-    """The tool result for the model."""
-    tool: str = ""
-    plan_id: str | None = None
-
-
-class PlanSession:
+class PlanSession(Streaming):
     """The plans of one ACP session, forwarded to its client in the form the client supports.
 
     State commits before sending: when `send` fails, the call still counts (the model's
@@ -128,14 +115,10 @@ class PlanSession:
         if parsed is None or not parsed.is_plan_tool:
             return None
         if truncated:
-            result = self._cut_off(parsed.name)
+            result = _feedback.cut_off(parsed.name)
         else:
             result = await self.call(parsed.name, parsed.arguments)
         return native_result(parsed, result.content, result.ok)
-
-    @staticmethod
-    def _cut_off(tool: str) -> ToolResult:
-        return ToolResult(False, _feedback.rejection(tool, [Problem("", _feedback.CUT_OFF)]), tool)
 
     async def _call_locked(self, name: str, arguments: Any) -> ToolResult:
         outcome = apply(self._book, name, arguments, self._rules)
@@ -242,119 +225,3 @@ class PlanSession:
         plans = [_PLAN_ADAPTER.validate_python(p) for p in snapshot["plans"]]
         self._book = Book({p.id: p for p in plans}, int(snapshot["next_number"]))
         self._stale.clear()
-
-    # ---- streaming --------------------------------------------------------------------------
-
-    async def feed(self, call_id: str, name: str, fragment: str | bytes) -> None:
-        """Add a fragment of a plan tool call's arguments as it streams in.
-
-        The client sees each entry (or line of markdown) once it is complete, at most once
-        per `stream_interval`. Call `finish(call_id)` when the call's arguments are complete.
-        """
-        flight = self._inflight.get(call_id)
-        if flight is None:
-            if name not in TOOL_NAMES:
-                raise StreamError(
-                    f"{name!r} is not a plan tool; route it elsewhere "
-                    "(llm_plans.tools.NAMES lists the plan tools)"
-                )
-            flight = self._inflight[call_id] = InFlight(name)
-        elif flight.name != name:
-            raise StreamError(f"call {call_id!r} was started as {flight.name}, not {name}")
-        text = fragment if isinstance(fragment, str) else flight.decode(fragment)
-        flight.parts.append(text)
-        if "}" not in text and "]" not in text and "\\" not in text:
-            return  # this fragment cannot complete an entry or a line of markdown
-        async with self._lock:
-            if self._inflight.get(call_id) is flight:
-                await self._preview(call_id, flight)
-
-    async def _preview(self, call_id: str, flight: InFlight) -> None:
-        loop = asyncio.get_running_loop()
-        wait = self._last_preview + self._stream_interval - loop.time()
-        if wait > 0:
-            # Within the interval: only note that there may be news. The preview is worked
-            # out when the timer fires, so CPU follows what is sent, not what streams in.
-            flight.pending = True
-            if call_id not in self._timers:
-                self._timers[call_id] = loop.call_later(wait, self._start_flush, call_id)
-            return
-        await self._send_preview(flight)
-
-    def _start_flush(self, call_id: str) -> None:
-        self._timers.pop(call_id, None)
-        task = asyncio.ensure_future(self._flush(call_id))
-        self._flushes.add(task)
-        task.add_done_callback(self._flushes.discard)
-
-    async def _flush(self, call_id: str) -> None:
-        async with self._lock:
-            flight = self._inflight.get(call_id)
-            if flight is not None and flight.pending:
-                await self._send_preview(flight)
-
-    async def _send_preview(self, flight: InFlight) -> None:
-        flight.pending = False
-        arguments = flight.preview_arguments(self._reserve_id)
-        if arguments is None:
-            return
-        outcome = apply(self._book, flight.name, arguments, self._rules)
-        if not isinstance(outcome, Applied) or outcome.plan in (None, flight.preview):
-            return
-        flight.preview = outcome.plan
-        flight.shown = True
-        self._last_preview = asyncio.get_running_loop().time()
-        if self._form is WireForm.LEGACY:
-            update = self.legacy_update()
-        else:
-            update = _wire.plan_update(self._form, outcome.plan)
-        # A preview that fails to arrive is re-sent by the call's final notification.
-        await self._deliver([(outcome.plan.id, update)])
-
-    def _reserve_id(self) -> str:
-        taken = set(self._book.plans) | {f.reserved_id for f in self._inflight.values()}
-        number = self._book.next_number
-        while f"plan-{number}" in taken:
-            number += 1
-        self._book = Book(self._book.plans, number + 1)
-        return f"plan-{number}"
-
-    async def finish(self, call_id: str, *, truncated: bool = False) -> ToolResult:
-        """Complete a streamed call: apply it, or roll back what its previews showed."""
-        async with self._lock:
-            flight = self._inflight.pop(call_id, None)
-            if flight is None:
-                raise StreamError(f"no streamed call {call_id!r}; feed it before finishing it")
-            timer = self._timers.pop(call_id, None)
-            if timer is not None:
-                timer.cancel()
-            if truncated:
-                result = self._cut_off(flight.name)
-            else:
-                result = await self._call_locked(flight.name, self._arguments_of(flight))
-            final_id = result.plan_id if result.ok else None
-            if flight.shown and flight.preview is not None and flight.preview.id != final_id:
-                await self._roll_back(flight.preview.id)
-            return result
-
-    def _arguments_of(self, flight: InFlight) -> Any:
-        if flight.reserved_id is None:
-            return flight.text
-        # A create whose previews showed a generated id keeps that id.
-        try:
-            args = CreatePlanArgs.model_validate_json(flight.text)
-        except ValidationError:
-            try:
-                value = repair(decode(flight.text))
-            except Undecodable:
-                return flight.text
-            if isinstance(value, dict) and value.get("id") is None:
-                value["id"] = flight.reserved_id
-            return value
-        return args if args.id is not None else args.model_copy(update={"id": flight.reserved_id})
-
-    async def _roll_back(self, plan_id: str) -> None:
-        if self._form is WireForm.LEGACY:
-            await self._deliver([("", self.legacy_update())])
-        else:
-            await self._deliver([(plan_id, self._update_for_id(plan_id))])

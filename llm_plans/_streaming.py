@@ -1,125 +1,152 @@
-"""What of a half-written plan tool call is already final, as arguments a preview can use."""
+"""Streamed plan tool calls for `PlanSession`: fragments in, previews of complete steps out."""
 
 from __future__ import annotations
 
-import codecs
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+import asyncio
+from typing import TYPE_CHECKING, Any
 
-import jiter
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import ValidationError
 
-from ._apply import AnyPlan
-from ._models import ARGUMENT_MODELS, PlanEntry
-from ._repair import repair, repair_entry
+from . import _feedback, _wire
+from ._apply import Applied, Book, Rules, apply
+from ._errors import StreamError
+from ._feedback import ToolResult
+from ._inflight import InFlight
+from ._models import TOOL_NAMES, CreatePlanArgs
+from ._repair import Undecodable, decode, repair
+from ._wire import Json, WireForm
 
-_ENTRY: TypeAdapter[PlanEntry] = TypeAdapter(PlanEntry)
 
+class Streaming:
+    """`feed` / `finish`, mixed into `PlanSession`, which provides the state declared here."""
 
-@dataclass
-class InFlight:
-    """One streamed plan tool call: its text so far and what the client was shown of it."""
+    _lock: asyncio.Lock
+    _book: Book
+    _rules: Rules
+    _form: WireForm
+    _inflight: dict[str, InFlight]
+    _timers: dict[str, asyncio.TimerHandle]
+    _flushes: set[asyncio.Task[None]]
+    _last_preview: float
+    _stream_interval: float
 
-    name: str
-    parts: list[str] = field(default_factory=list)
-    """The argument fragments so far. Only a fragment holding `}`, `]` or `\\` (which starts
-    the `\\n` escape) can complete an entry or a line of markdown; a file plan's uri shows
-    when its call finishes."""
-    reserved_id: str | None = None
-    """The generated id promised to this call's plan, so the preview and the result agree."""
-    preview: AnyPlan | None = None
-    """The plan as last previewed (what the client shows for this call), if any."""
-    pending: bool = False
-    """A newer preview waits for the coalescing interval."""
-    shown: bool = False
-    """Some preview of this call reached the client (so a rejection must roll it back)."""
-    entries: list[PlanEntry] = field(default_factory=list)
-    """The complete entries validated so far: each is validated once, as it completes."""
-    last: dict[str, Any] | None = None
-    broken: bool = False
-    """An entry failed validation: no more previews; the finished call will say why."""
+    if TYPE_CHECKING:
 
-    _decoder: codecs.IncrementalDecoder | None = None
+        async def _deliver(self, updates: list[tuple[str, Json]]) -> BaseException | None: ...
+        async def _call_locked(self, name: str, arguments: Any) -> ToolResult: ...
+        def _update_for_id(self, plan_id: str) -> Json: ...
+        def legacy_update(self) -> Json: ...
 
-    def decode(self, fragment: bytes) -> str:
-        """Bytes fragments as text; a character split across fragments is kept whole."""
-        if self._decoder is None:
-            self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        return self._decoder.decode(fragment)
+    async def feed(self, call_id: str, name: str, fragment: str | bytes) -> None:
+        """Add a fragment of a plan tool call's arguments as it streams in.
 
-    @property
-    def text(self) -> str:
-        """The arguments so far, as one string (joined once, then kept)."""
-        if len(self.parts) > 1:
-            self.parts[:] = ["".join(self.parts)]
-        return self.parts[0] if self.parts else ""
-
-    def preview_arguments(self, reserve_id: Callable[[], str]) -> BaseModel | None:
-        """Validated arguments from what is final so far, or None when nothing new is.
-
-        A create with a null id gets `reserve_id()` once, so previews and result agree.
+        The client sees each entry (or line of markdown) once it is complete, at most once
+        per `stream_interval`. Call `finish(call_id)` when the call's arguments are complete.
         """
-        if self.broken:
-            return None
-        fields = final_arguments(self.name, partial(self.text))
-        if fields is None or fields == self.last:
-            return None
-        self.last = dict(fields)
-        raw_entries = fields.pop("entries", None)
-        fields = repair(fields)
-        if raw_entries is not None:
-            try:
-                for raw in raw_entries[len(self.entries) :]:
-                    self.entries.append(_ENTRY.validate_python(repair_entry(raw)))
-            except ValidationError:
-                self.broken = True
-                return None
-            fields["entries"] = self.entries[: len(raw_entries)]
-        if self.name == "create_plan" and fields.get("id") is None:
-            self.reserved_id = self.reserved_id or reserve_id()
-            fields["id"] = self.reserved_id
+        flight = self._inflight.get(call_id)
+        if flight is None:
+            if name not in TOOL_NAMES:
+                raise StreamError(
+                    f"{name!r} is not a plan tool; route it elsewhere "
+                    "(llm_plans.tools.NAMES lists the plan tools)"
+                )
+            flight = self._inflight[call_id] = InFlight(name)
+        elif flight.name != name:
+            raise StreamError(f"call {call_id!r} was started as {flight.name}, not {name}")
+        text = fragment if isinstance(fragment, str) else flight.decode(fragment)
+        flight.parts.append(text)
+        if "}" not in text and "]" not in text and "\\" not in text:
+            return  # this fragment cannot complete an entry or a line of markdown
+        async with self._lock:
+            if self._inflight.get(call_id) is flight:
+                await self._preview(call_id, flight)
+
+    async def _preview(self, call_id: str, flight: InFlight) -> None:
+        loop = asyncio.get_running_loop()
+        wait = self._last_preview + self._stream_interval - loop.time()
+        if wait > 0:
+            # Within the interval: only note that there may be news. The preview is worked
+            # out when the timer fires, so CPU follows what is sent, not what streams in.
+            flight.pending = True
+            if call_id not in self._timers:
+                self._timers[call_id] = loop.call_later(wait, self._start_flush, call_id)
+            return
+        await self._send_preview(flight)
+
+    def _start_flush(self, call_id: str) -> None:
+        self._timers.pop(call_id, None)
+        task = asyncio.ensure_future(self._flush(call_id))
+        self._flushes.add(task)
+        task.add_done_callback(self._flushes.discard)
+
+    async def _flush(self, call_id: str) -> None:
+        async with self._lock:
+            flight = self._inflight.get(call_id)
+            if flight is not None and flight.pending:
+                await self._send_preview(flight)
+
+    async def _send_preview(self, flight: InFlight) -> None:
+        flight.pending = False
+        arguments = flight.preview_arguments(self._reserve_id)
+        if arguments is None:
+            return
+        outcome = apply(self._book, flight.name, arguments, self._rules)
+        if not isinstance(outcome, Applied) or outcome.plan in (None, flight.preview):
+            return
+        flight.preview = outcome.plan
+        flight.shown = True
+        self._last_preview = asyncio.get_running_loop().time()
+        if self._form is WireForm.LEGACY:
+            update = self.legacy_update()
+        else:
+            update = _wire.plan_update(self._form, outcome.plan)
+        # A preview that fails to arrive is re-sent by the call's final notification.
+        await self._deliver([(outcome.plan.id, update)])
+
+    def _reserve_id(self) -> str:
+        taken = set(self._book.plans) | {f.reserved_id for f in self._inflight.values()}
+        number = self._book.next_number
+        while f"plan-{number}" in taken:
+            number += 1
+        self._book = Book(self._book.plans, number + 1)
+        return f"plan-{number}"
+
+    async def finish(self, call_id: str, *, truncated: bool = False) -> ToolResult:
+        """Complete a streamed call: apply it, or roll back what its previews showed."""
+        async with self._lock:
+            flight = self._inflight.pop(call_id, None)
+            if flight is None:
+                raise StreamError(f"no streamed call {call_id!r}; feed it before finishing it")
+            timer = self._timers.pop(call_id, None)
+            if timer is not None:
+                timer.cancel()
+            if truncated:
+                result = _feedback.cut_off(flight.name)
+            else:
+                result = await self._call_locked(flight.name, self._arguments_of(flight))
+            final_id = result.plan_id if result.ok else None
+            if flight.shown and flight.preview is not None and flight.preview.id != final_id:
+                await self._roll_back(flight.preview.id)
+            return result
+
+    def _arguments_of(self, flight: InFlight) -> Any:
+        if flight.reserved_id is None:
+            return flight.text
+        # A create whose previews showed a generated id keeps that id.
         try:
-            return ARGUMENT_MODELS[self.name].model_validate(fields)  # type: ignore[index]
+            args = CreatePlanArgs.model_validate_json(flight.text)
         except ValidationError:
-            return None
+            try:
+                value = repair(decode(flight.text))
+            except Undecodable:
+                return flight.text
+            if isinstance(value, dict) and value.get("id") is None:
+                value["id"] = flight.reserved_id
+            return value
+        return args if args.id is not None else args.model_copy(update={"id": flight.reserved_id})
 
-
-def partial(text: str) -> Any:
-    """The JSON value of an unfinished document, incomplete trailing strings included."""
-    try:
-        return jiter.from_json(text.encode(), partial_mode="trailing-strings")
-    except ValueError:
-        return None
-
-
-def final_arguments(tool: str, value: Any) -> dict[str, Any] | None:
-    """The arguments a preview may use: only fields, entries and lines that are complete.
-
-    A key is final once a later key has started; a list's items are final but the last;
-    markdown is cut after its last complete line. None when there is nothing to show yet.
-    """
-    if tool not in ("create_plan", "update_plan") or not isinstance(value, dict):
-        return None
-    keys = list(value)
-    out: dict[str, Any] = {}
-    for position, key in enumerate(keys):
-        done = position < len(keys) - 1
-        item = value[key]
-        if key in ("type", "id", "uri"):
-            if not done:
-                return None if key in ("type", "id") else out or None
-            out[key] = item
-        elif key == "entries" and isinstance(item, list):
-            complete = item if done else item[:-1]
-            if complete:
-                out[key] = complete
-        elif key == "content" and isinstance(item, str):
-            text = item if done else item[: item.rfind("\n") + 1].rstrip("\n")
-            if text.strip():
-                out[key] = text
-    if tool == "update_plan" and "id" not in out:
-        return None
-    if tool == "create_plan" and "type" not in out:
-        return None
-    return out if any(k in out for k in ("entries", "content", "uri")) else None
+    async def _roll_back(self, plan_id: str) -> None:
+        if self._form is WireForm.LEGACY:
+            await self._deliver([("", self.legacy_update())])
+        else:
+            await self._deliver([(plan_id, self._update_for_id(plan_id))])

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,22 +76,23 @@ class Client:
         return WriteTextFileResponse()
 
 
-async def run_prompt(
-    project: Path, data_dir: Path, caps: dict[str, Any], text: str = "Fix calc.mean"
-) -> tuple[Client, str]:
-    """One session, one prompt; the client and the stop reason."""
-    client = Client()
+@asynccontextmanager
+async def connected(
+    client: Client, project: Path, env: dict[str, str], caps: dict[str, Any]
+) -> AsyncIterator[tuple[Any, Any, dict[str, Any]]]:
+    """The example agent as a subprocess, initialized: the connection, the process, and the
+    agent's `initialize` response."""
     async with acp.spawn_agent_process(
         client,
         sys.executable,
         str(AGENT),
         cwd=project,
-        env=agent_env(data_dir),
+        env=env,
         observers=[client.observe],
         use_unstable_protocol=True,
-    ) as (conn, _process):
+    ) as (conn, process):
         # Raw, so that `planCapabilities` (unknown to the SDK's model) reaches the agent.
-        await conn._conn.send_request(
+        init = await conn._conn.send_request(
             "initialize",
             {
                 "protocolVersion": acp.PROTOCOL_VERSION,
@@ -100,8 +103,19 @@ async def run_prompt(
                 },
             },
         )
+        yield conn, process, init
+
+
+def prompt_block(text: str) -> list[TextContentBlock]:
+    return [TextContentBlock(type="text", text=text)]
+
+
+async def run_prompt(
+    project: Path, data_dir: Path, caps: dict[str, Any], text: str = "Fix calc.mean"
+) -> tuple[Client, str]:
+    """One session, one prompt; the client and the stop reason."""
+    client = Client()
+    async with connected(client, project, agent_env(data_dir), caps) as (conn, _process, _init):
         session = await conn.new_session(cwd=str(project))
-        response = await conn.prompt(
-            session_id=session.session_id, prompt=[TextContentBlock(type="text", text=text)]
-        )
+        response = await conn.prompt(session_id=session.session_id, prompt=prompt_block(text))
     return client, response.stop_reason

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 
-import acp
 import pytest
-from acp.schema import TextContentBlock
-from agent_client import AGENT, CAPS, Client, agent_env, run_prompt, sample_project
+from agent_client import (
+    CAPS,
+    Client,
+    agent_env,
+    connected,
+    prompt_block,
+    run_prompt,
+    sample_project,
+)
 from spec_shapes import check
 
 
@@ -66,21 +71,10 @@ async def test_cancel_stops_the_turn(tmp_path: Path) -> None:
     project = sample_project(tmp_path)
     client = Client()
     env = {**agent_env(tmp_path / "data"), "LLM_PLANS_SCRIPT_DELAY": "0.05"}
-    async with acp.spawn_agent_process(
-        client,
-        sys.executable,
-        str(AGENT),
-        cwd=project,
-        env=env,
-        observers=[client.observe],
-        use_unstable_protocol=True,
-    ) as (conn, _process):
-        await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+    async with connected(client, project, env, {}) as (conn, _process, _init):
         session = await conn.new_session(cwd=str(project))
         turn = asyncio.ensure_future(
-            conn.prompt(
-                session_id=session.session_id, prompt=[TextContentBlock(type="text", text="go")]
-            )
+            conn.prompt(session_id=session.session_id, prompt=prompt_block("go"))
         )
         while not client.plan_updates:
             await asyncio.sleep(0.01)

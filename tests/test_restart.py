@@ -5,37 +5,22 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import sys
 from pathlib import Path
 
-import acp
-from acp.schema import TextContentBlock
-from agent_client import AGENT, Client, agent_env, sample_project
+from agent_client import Client, agent_env, connected, prompt_block, sample_project
 from spec_shapes import check
 
 
 async def test_plans_survive_a_killed_agent(tmp_path: Path) -> None:
     project = sample_project(tmp_path)
-    data = tmp_path / "data"
-    env = {**agent_env(data), "LLM_PLANS_SCRIPT_DELAY": "0.02"}
-    caps = {"protocolVersion": acp.PROTOCOL_VERSION, "clientCapabilities": {"plan": {}}}
+    env = {**agent_env(tmp_path / "data"), "LLM_PLANS_SCRIPT_DELAY": "0.02"}
+    caps = {"plan": {}}
 
     first = Client()
-    async with acp.spawn_agent_process(
-        first,
-        sys.executable,
-        str(AGENT),
-        cwd=project,
-        env=env,
-        observers=[first.observe],
-        use_unstable_protocol=True,
-    ) as (conn, process):
-        await conn._conn.send_request("initialize", caps)
+    async with connected(first, project, env, caps) as (conn, process, _init):
         session = await conn.new_session(cwd=str(project))
         turn = asyncio.ensure_future(
-            conn.prompt(
-                session_id=session.session_id, prompt=[TextContentBlock(type="text", text="go")]
-            )
+            conn.prompt(session_id=session.session_id, prompt=prompt_block("go"))
         )
         # once the design note is committed (the agent moves on to editing), kill mid-turn
         while not any(getattr(u, "title", "") == "write_file calc.py" for u in first.typed):
@@ -48,16 +33,7 @@ async def test_plans_survive_a_killed_agent(tmp_path: Path) -> None:
         seen[update["plan"]["planId"]] = update["plan"]
 
     second = Client()
-    async with acp.spawn_agent_process(
-        second,
-        sys.executable,
-        str(AGENT),
-        cwd=project,
-        env=env,
-        observers=[second.observe],
-        use_unstable_protocol=True,
-    ) as (conn, _process):
-        init = await conn._conn.send_request("initialize", caps)
+    async with connected(second, project, env, caps) as (conn, _process, init):
         assert init["agentCapabilities"]["loadSession"] is True
         await conn.load_session(cwd=str(project), session_id=session.session_id)
     replayed = {u["plan"]["planId"]: u["plan"] for u in second.plan_updates}

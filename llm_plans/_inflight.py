@@ -108,7 +108,9 @@ def final_arguments(tool: str, value: Any) -> dict[str, Any] | None:
         item = value[key]
         if key in ("type", "id", "uri"):
             if not done:
-                return None if key in ("type", "id") else out or None
+                if key != "uri":
+                    return None  # what comes after an unfinished type or id is not known yet
+                continue
             out[key] = item
         elif key == "entries" and isinstance(item, list):
             complete = item if done else item[:-1]

@@ -64,7 +64,7 @@ class PlanSession(Streaming):
             )
         self._send = send
         self.session_id = session_id
-        self._form = WireForm(form) if form is not None else _wire.form_for(client_capabilities)
+        self._form = _wire.form_for(client_capabilities) if form is None else _wire.parse_form(form)
         self._rules = Rules(limits or Limits(), Path(workspace) if workspace else None)
         self._discipline = discipline
         self._read_text = read_text

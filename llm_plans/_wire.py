@@ -24,6 +24,15 @@ class WireForm(str, enum.Enum):
     """One `plan` update with every entry of every plan: the client advertised neither."""
 
 
+def parse_form(form: WireForm | str) -> WireForm:
+    """A wire form given by name, or a ConfigurationError listing the names."""
+    try:
+        return WireForm(form)
+    except ValueError:
+        names = ", ".join(repr(f.value) for f in WireForm)
+        raise ConfigurationError(f"unknown wire form {form!r}; use one of {names}") from None
+
+
 def form_for(capabilities: Any) -> WireForm:
     """The wire form for a client's `clientCapabilities` (a dict, an ACP SDK model, or None)."""
     caps = _as_dict(capabilities)

@@ -45,6 +45,8 @@ def test_form_can_be_forced(send: RecordingSend) -> None:
 def test_bad_setup_raises_configuration_error() -> None:
     with pytest.raises(ConfigurationError, match="async callable"):
         PlanSession("not callable", session_id="s")  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="use one of 'documents', 'schema', 'legacy'"):
+        PlanSession(RecordingSend(), session_id="s", form="planId")
     with pytest.raises(ConfigurationError, match="clientCapabilities"):
         PlanSession(RecordingSend(), session_id="s", client_capabilities=42)
 

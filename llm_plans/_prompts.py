@@ -1,18 +1,16 @@
-"""The Markdown texts the model reads: tool descriptions and the example agent's system prompt."""
+"""The Markdown texts the model reads: tool descriptions and the example agent's system prompt.
+
+They ship as package data in `llm_plans/prompts/`, one file per text, so they can be read
+and reviewed as prose rather than as string literals.
+"""
 
 from __future__ import annotations
 
 import functools
 from importlib import resources
-from pathlib import Path
 
 
 @functools.cache
 def prompt(name: str) -> str:
-    """The text of `prompts/<name>.md`, from the installed package or the source checkout."""
-    packaged = resources.files("llm_plans") / "prompts" / f"{name}.md"
-    if packaged.is_file():
-        return packaged.read_text(encoding="utf-8").strip()
-    # An editable install runs from the checkout, where the prompts sit beside the package.
-    source = Path(__file__).resolve().parent.parent / "prompts" / f"{name}.md"
-    return source.read_text(encoding="utf-8").strip()
+    """The text of `llm_plans/prompts/<name>.md`."""
+    return (resources.files("llm_plans") / "prompts" / f"{name}.md").read_text("utf-8").strip()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -20,6 +20,7 @@ from ._inflight import InFlight
 from ._legacy import ReadText, plan_entries, read_plan_file
 from ._limits import Limits
 from ._models import ItemsPlan, Plan
+from ._registry import DEFAULT_PREFIXES, Names
 from ._streaming import Streaming
 from ._wire import Json, WireForm
 
@@ -56,6 +57,7 @@ class PlanSession(Streaming):
         read_text: ReadText = read_plan_file,
         stream_interval: float = DEFAULT_STREAM_INTERVAL,
         on_commit: Callable[[PlanSession], None] | None = None,
+        tool_prefixes: Iterable[str] = DEFAULT_PREFIXES,
     ) -> None:
         if not callable(send):
             raise ConfigurationError(
@@ -77,6 +79,7 @@ class PlanSession(Streaming):
         self._last_preview = float("-inf")
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._flushes: set[asyncio.Task[None]] = set()
+        self._names = Names(tool_prefixes)
 
     @property
     def form(self) -> WireForm:
@@ -97,10 +100,17 @@ class PlanSession(Streaming):
         async with self._lock:
             return await self._call_locked(name, arguments)
 
+    def plan_tool(self, name: str) -> str | None:
+        """The plan tool (`create_plan`, ...) a tool name as the model sent it calls, or None.
+
+        Plain names, and those with one of the session's `tool_prefixes`, resolve.
+        """
+        return self._names.resolve(name)
+
     def handles(self, call: Any) -> bool:
         """True when `call` (as an SDK returns it) is a call to one of the plan tools."""
         parsed = parse_call(call)
-        return parsed is not None and parsed.is_plan_tool
+        return parsed is not None and self.plan_tool(parsed.name) is not None
 
     async def handle(self, call: Any, *, truncated: bool = False) -> dict[str, Any] | None:
         """Run a tool call as an SDK returns it; its result in that provider's shape.
@@ -112,12 +122,13 @@ class PlanSession(Streaming):
         `stop_reason == "max_tokens"`): it is rejected as cut off.
         """
         parsed = parse_call(call)
-        if parsed is None or not parsed.is_plan_tool:
+        tool = None if parsed is None else self.plan_tool(parsed.name)
+        if parsed is None or tool is None:
             return None
         if truncated:
-            result = _feedback.cut_off(parsed.name)
+            result = _feedback.cut_off(tool)
         else:
-            result = await self.call(parsed.name, parsed.arguments)
+            result = await self.call(tool, parsed.arguments)
         return native_result(parsed, result.content, result.ok)
 
     async def _call_locked(self, name: str, arguments: Any) -> ToolResult:

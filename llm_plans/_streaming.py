@@ -36,6 +36,7 @@ class Streaming:
         async def _call_locked(self, name: str, arguments: Any) -> ToolResult: ...
         def _update_for_id(self, plan_id: str) -> Json: ...
         def legacy_update(self) -> Json: ...
+        def plan_tool(self, name: str) -> str | None: ...
 
     async def feed(self, call_id: str, name: str, fragment: str | bytes) -> None:
         """Add a fragment of a plan tool call's arguments as it streams in.
@@ -44,6 +45,7 @@ class Streaming:
         per `stream_interval`. Call `finish(call_id)` when the call's arguments are complete.
         """
         flight = self._inflight.get(call_id)
+        name = self.plan_tool(name) or name
         if flight is None:
             if name not in TOOL_NAMES:
                 raise StreamError(
@@ -128,6 +130,37 @@ class Streaming:
             if flight.shown and flight.preview is not None and flight.preview.id != final_id:
                 await self._roll_back(flight.preview.id)
             return result
+
+    def is_streaming(self, call_id: str) -> bool:
+        """True while a streamed call with this id is fed and not yet finished or aborted."""
+        return call_id in self._inflight
+
+    async def abort(self, call_id: str) -> bool:
+        """Drop a streamed call in flight and roll back what its previews showed the client.
+
+        As for a rejected call, nothing of it stays. False when no such call is in flight.
+        """
+        async with self._lock:
+            return await self._abort_locked(call_id)
+
+    async def abort_all(self) -> list[str]:
+        """Abort every streamed call in flight (a broken stream, a cancelled turn, a retry)."""
+        async with self._lock:
+            ids = list(self._inflight)
+            for call_id in ids:
+                await self._abort_locked(call_id)
+            return ids
+
+    async def _abort_locked(self, call_id: str) -> bool:
+        flight = self._inflight.pop(call_id, None)
+        if flight is None:
+            return False
+        timer = self._timers.pop(call_id, None)
+        if timer is not None:
+            timer.cancel()
+        if flight.shown and flight.preview is not None:
+            await self._roll_back(flight.preview.id)
+        return True
 
     def _arguments_of(self, flight: InFlight) -> Any:
         if flight.reserved_id is None:

@@ -243,3 +243,24 @@ async def test_success_text_gives_id_and_numbered_steps(session: PlanSession) ->
         "2. [pending] Write",
         "3. [pending] Test (low priority)",
     ]
+
+
+async def test_prefixed_names_resolve_to_the_plan_tools(send: RecordingSend) -> None:
+    session = PlanSession(send, session_id="s", tool_prefixes=("", "ns."))
+    assert session.plan_tool("ns.create_plan") == "create_plan"
+    assert session.plan_tool("mcp__plans__create_plan") is None  # not among this session's
+    assert PlanSession(send, session_id="s").plan_tool("mcp__plans__remove_plan") == "remove_plan"
+
+
+async def test_abort_rolls_back_a_streamed_preview(send: RecordingSend) -> None:
+    session = PlanSession(send, session_id="s", client_capabilities={"plan": {}}, stream_interval=0)
+    await session.feed(
+        "c1", "create_plan", '{"type": "items", "id": "p", "entries": [{"content": "a"}, '
+    )
+    assert session.is_streaming("c1")
+    assert send.updates[-1]["sessionUpdate"] == "plan_update"
+    assert await session.abort("c1") is True
+    assert not session.is_streaming("c1")
+    assert send.updates[-1] == {"sessionUpdate": "plan_removed", "planId": "p"}
+    assert await session.abort("c1") is False
+    assert await session.abort_all() == []

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._calls import Call, Provider, native_result
-from .._models import TOOL_NAMES
 
 if TYPE_CHECKING:
     from .._session import PlanSession
@@ -55,8 +54,9 @@ class StreamAdapter:
         return self.results
 
     async def _start(self, key: Any, call_id: str, name: str) -> None:
-        if name in TOOL_NAMES and key not in self._slots:
-            self._slots[key] = _Slot(call_id, name)
+        tool = self._session.plan_tool(name)
+        if tool is not None and key not in self._slots:
+            self._slots[key] = _Slot(call_id, tool)
             await self._session.feed(call_id, name, b"")
 
     async def _feed(self, key: Any, fragment: str) -> None:

@@ -255,7 +255,7 @@ async def test_prefixed_names_resolve_to_the_plan_tools(send: RecordingSend) -> 
 async def test_abort_rolls_back_a_streamed_preview(send: RecordingSend) -> None:
     session = PlanSession(send, session_id="s", client_capabilities={"plan": {}}, stream_interval=0)
     await session.feed(
-        "c1", "create_plan", '{"type": "items", "id": "p", "entries": [{"content": "a"}, '
+        "c1", "create_plan", '{"type": "items", "id": "p", "entries": [{"content": "a"}, {"c'
     )
     assert session.is_streaming("c1")
     assert send.updates[-1]["sessionUpdate"] == "plan_update"

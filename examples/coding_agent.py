@@ -2,8 +2,9 @@
 
     python examples/coding_agent.py [--model NAME] [--api openai-chat|openai-responses|anthropic]
 
-With OPENAI_API_KEY or ANTHROPIC_API_KEY set it runs a real model; without a key (or with
-`--model scripted`) a scripted offline model drives the same loop. Plans reach the client
+With OPENAI_API_KEY or ANTHROPIC_API_KEY set it runs a real model. A scripted offline model
+drives the same loop with `--model scripted`, or when no model or API was named and no key is
+set; a named model or API without its key is an error at start-up. Plans reach the client
 through `PlanSession` as they are written; coding tools use the client's fs and terminal
 when it offers them and ask before writing or running anything. Plan state is kept in
 sqlite under `--data-dir`, so `session/load` after a restart shows the same plans.
@@ -28,8 +29,9 @@ from acp.schema import (
     PromptResponse,
 )
 from coding_agent_lib.models import Anthropic, Backend, OpenAIChat, OpenAIResponses
+from coding_agent_lib.retries import endpoint, trouble
 from coding_agent_lib.scripted import Scripted
-from coding_agent_lib.store import PlanStore
+from coding_agent_lib.store import DamagedSnapshot, PlanStore
 from coding_agent_lib.workspace import Workspace
 
 from llm_plans import ClientCapabilitiesRecorder, PlanSession, acp_send, tools
@@ -38,15 +40,39 @@ from llm_plans import ClientCapabilitiesRecorder, PlanSession, acp_send, tools
 MAX_REPLIES = 40
 
 
-def choose_backend(args: argparse.Namespace) -> Backend:
-    """The model backend the flags and environment ask for; scripted without a key."""
-    api = args.api or (
+KEYS = {"anthropic": "ANTHROPIC_API_KEY", "openai-chat": "OPENAI_API_KEY"}
+KEYS["openai-responses"] = KEYS["openai-chat"]
+
+
+class MissingKey(Exception):
+    """A model or API was named but its key is not set; the message says which."""
+
+
+def resolve_api(args: argparse.Namespace) -> str:
+    """The API to use, "scripted" for the offline model; MissingKey for a named model or API
+    without its key (silently running the script instead would look like a broken model)."""
+    if args.model == "scripted":
+        return "scripted"
+    api: str = args.api or (
         "anthropic"
         if os.environ.get("ANTHROPIC_API_KEY") and not os.environ.get("OPENAI_API_KEY")
         else "openai-chat"
     )
-    has_key = bool(os.environ.get("ANTHROPIC_API_KEY" if api == "anthropic" else "OPENAI_API_KEY"))
-    if args.model == "scripted" or not has_key:
+    if os.environ.get(KEYS[api]):
+        return api
+    if args.model is None and args.api is None:
+        return "scripted"  # nothing named, nothing set: the offline model, labelled as such
+    named = f"--model {args.model}" if args.model else f"--api {args.api}"
+    raise MissingKey(
+        f"coding_agent.py: {named} needs {KEYS[api]}, which is not set. Set it in the "
+        "agent's environment, or pass --model scripted for the offline scripted model."
+    )
+
+
+def choose_backend(args: argparse.Namespace) -> Backend:
+    """The model backend for a new session, as resolve_api decided."""
+    api = resolve_api(args)
+    if api == "scripted":
         return Scripted(delay=args.script_delay)
     system = tools.system_prompt()
     if api == "anthropic":
@@ -100,10 +126,24 @@ class CodingAgent:
 
     async def load_session(self, cwd: str, session_id: str, **_: Any) -> LoadSessionResponse:
         plans = self._open(session_id, cwd)
-        snapshot = self._store.load(session_id)
-        if snapshot is not None:
-            plans.restore(snapshot)
-            await plans.replay()
+        try:
+            snapshot = self._store.load(session_id)
+            if snapshot is not None:
+                plans.restore(snapshot)
+        # restore() validates a snapshot written by any version, or damaged on disk: whatever
+        # it raises, the session opens without the plans and the user is told why.
+        except Exception as exc:
+            reason = (
+                str(exc) if isinstance(exc, DamagedSnapshot) else f"{type(exc).__name__}: {exc}"
+            )
+            self._open(session_id, cwd)  # a fresh session, not a half-restored one
+            await self._say(
+                session_id,
+                f"The saved plans of this session could not be restored ({reason}); "
+                "it continues without them.\n",
+            )
+            return LoadSessionResponse()
+        await plans.replay()
         return LoadSessionResponse()
 
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
@@ -134,6 +174,8 @@ class CodingAgent:
         async def say(chunk: str) -> None:
             await self._say(session_id, chunk)
 
+        while self._store.notices:
+            await say(self._store.notices.pop(0) + "\n")
         try:
             for _ in range(MAX_REPLIES):
                 reply = await backend.reply(plans, say)
@@ -152,9 +194,10 @@ class CodingAgent:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the model API failed for good: tell the user, end the turn
+            url = endpoint(exc) or backend.endpoint
             await say(
-                f"\nThe model API failed ({type(exc).__name__}: {exc}). "
-                "Check the key, model name and network, then try again."
+                f"\n{trouble(exc).capitalize()}: {url} failed ({type(exc).__name__}: {exc}). "
+                "Check the key, model name, base URL and network, then try again."
             )
             return "end_turn"
 
@@ -190,10 +233,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-async def main(argv: list[str] | None = None) -> None:
+async def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        resolve_api(args)
+    except MissingKey as exc:  # before speaking ACP: the client shows the agent's stderr
+        print(exc, file=sys.stderr)
+        return 2
     recorder = ClientCapabilitiesRecorder()
-    agent = CodingAgent(parse_args(argv), recorder)
+    agent = CodingAgent(args, recorder)
     await acp.run_agent(agent, observers=[recorder], use_unstable_protocol=True)
+    return 0
 
 
 if __name__ == "__main__":

@@ -40,6 +40,12 @@ class Backend:
     """A conversation with one model API."""
 
     label = ""
+    client: Any = None
+
+    @property
+    def endpoint(self) -> str:
+        """The API's base URL, for messages about it."""
+        return str(getattr(self.client, "base_url", "")) or self.label
 
     def add_user(self, text: str) -> None:
         raise NotImplementedError
@@ -68,7 +74,8 @@ class OpenAIChat(Backend):
         stream = await with_retries(
             lambda: self.client.chat.completions.create(
                 model=self.model, messages=self.messages, tools=self.tools, stream=True
-            )
+            ),
+            on_retry=on_text,
         )
         adapter = OpenAIChatStream(plans)
         text: list[str] = []
@@ -125,7 +132,8 @@ class OpenAIResponses(Backend):
                 input=self.items,
                 tools=self.tools,
                 stream=True,
-            )
+            ),
+            on_retry=on_text,
         )
         adapter = OpenAIResponsesStream(plans)
         output: list[Any] = []
@@ -171,7 +179,8 @@ class Anthropic(Backend):
                 messages=self.messages,
                 tools=self.tools,
                 stream=True,
-            )
+            ),
+            on_retry=on_text,
         )
         adapter = AnthropicStream(plans)
         blocks: dict[int, dict[str, Any]] = {}

@@ -44,19 +44,64 @@ def retry_after(exc: BaseException | None) -> float | None:
     return None
 
 
+def endpoint(exc: BaseException) -> str | None:
+    """The URL a failed SDK call went to, when the error carries its request."""
+    request = getattr(exc, "request", None) or getattr(
+        getattr(exc, "response", None), "request", None
+    )
+    url = getattr(request, "url", None)
+    return str(url) if url is not None else None
+
+
+def trouble(exc: BaseException) -> str:
+    """What went wrong, in a few words for the user."""
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int):
+        return f"model API answered HTTP {status}"
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    if "APITimeoutError" in names:
+        return "model API timed out"
+    if "APIConnectionError" in names:
+        return "model API unreachable"
+    return "model API call failed"
+
+
+OnRetry = Callable[[str], Awaitable[None]]
+
+
 def _wait(state: RetryCallState) -> float:
     asked = retry_after(state.outcome.exception() if state.outcome else None)
     return asked if asked is not None else _backoff(state)
 
 
 async def with_retries(
-    call: Callable[[], Awaitable[T]], *, attempts: int = ATTEMPTS, wait: Any = _wait
+    call: Callable[[], Awaitable[T]],
+    *,
+    attempts: int = ATTEMPTS,
+    wait: Any = _wait,
+    on_retry: OnRetry | None = None,
 ) -> T:
-    """Run `call`, again after transient errors; other errors propagate at once."""
+    """Run `call`, again after transient errors; other errors propagate at once.
+
+    `on_retry` hears each wait as it starts ("model API unreachable, retrying in 4 s (2/5)"),
+    so a user is not left looking at nothing for the whole backoff.
+    """
+
+    async def tell(state: RetryCallState) -> None:
+        if on_retry is None or state.outcome is None or state.next_action is None:
+            return
+        exc = state.outcome.exception()
+        next_try = state.attempt_number + 1
+        await on_retry(
+            f"{trouble(exc) if exc else 'model API failed'}, retrying in "
+            f"{state.next_action.sleep:.3g} s ({next_try}/{attempts})\n"
+        )
+
     async for attempt in AsyncRetrying(
         stop=stop_after_attempt(attempts),
         wait=wait,
         retry=retry_if_exception(is_transient),
+        before_sleep=tell,
         reraise=True,
     ):
         with attempt:

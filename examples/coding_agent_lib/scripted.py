@@ -3,19 +3,22 @@
 It fixes the bug in the sample project (examples/sample_project) the way a model would:
 an items plan worked through step by step with real file edits, a markdown design note,
 a second plan, and a removal. Plan calls stream in small fragments, like a real model's.
+Like a real model it reads its tool results: when a write or command is declined or fails,
+it claims nothing more, leaves that step in progress on the plan and says what it could not do.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import dataclass, field
 from typing import Any
 
 from llm_plans import PlanSession, tools
 
 from .models import Backend, OnText, Reply, ToolUse
 
-LABEL = "[scripted offline model: no API key, every reply is canned] "
+LABEL = "[scripted offline model: not an LLM, its replies follow a script] "
 # Small fragments and a short pause between them make the plan visibly grow in the demo.
 FRAGMENT_BYTES = 8
 
@@ -81,26 +84,46 @@ def _entry(text: str, priority: str | None = None, status: str | None = None) ->
     return {"content": text, "priority": priority, "status": status}
 
 
-# Each turn: what the model says, then the tool calls it makes.
-TURNS: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
-    (
+@dataclass
+class Turn:
+    """One scripted reply: what the model says, the tool calls it makes, and the step of
+    plan-1 those coding tool calls carry out."""
+
+    text: str
+    calls: list[tuple[str, dict[str, Any]]]
+    step: int = 0
+
+
+# Plan-1's steps, in order; the stop message names the one the script could not finish.
+STEPS = [
+    "Read the project and find the bug",
+    "Fix mean() in calc.py",
+    "Add a regression test",
+    "Run the tests",
+]
+
+# Every claim ("Found it", "Fixed", "Tests pass", "Done") sits in the reply after the tool
+# results that justify it, so the script only makes it once those results came back ok.
+TURNS = [
+    Turn(
         "I'll fix `mean` in calc.py. Here is my plan.",
         [
             _plan(
                 "create_plan",
                 type="items",
                 entries=[
-                    _entry("Read the project and find the bug", "high", "in_progress"),
-                    _entry("Fix mean() in calc.py", "high"),
-                    _entry("Add a regression test"),
-                    _entry("Run the tests", "low"),
+                    _entry(STEPS[0], "high", "in_progress"),
+                    _entry(STEPS[1], "high"),
+                    _entry(STEPS[2]),
+                    _entry(STEPS[3], "low"),
                 ],
             ),
             ("list_files", {"path": "."}),
             ("read_file", {"path": "calc.py"}),
         ],
+        step=1,
     ),
-    (
+    Turn(
         "Found it: the divisor is off by one. A short design note first.",
         [
             _plan(
@@ -109,8 +132,9 @@ TURNS: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
             _plan("create_plan", type="markdown", id="design", content=DESIGN),
             ("write_file", {"path": "calc.py", "content": FIXED_CALC}),
         ],
+        step=2,
     ),
-    (
+    Turn(
         "Fixed. Now a regression test.",
         [
             _plan(
@@ -118,8 +142,9 @@ TURNS: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
             ),
             ("write_file", {"path": "test_calc.py", "content": TEST_CALC}),
         ],
+        step=3,
     ),
-    (
+    Turn(
         "Running the tests.",
         [
             _plan(
@@ -127,8 +152,9 @@ TURNS: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
             ),
             ("run_command", {"command": "python test_calc.py"}),
         ],
+        step=4,
     ),
-    (
+    Turn(
         "Tests pass. Wrapping up, with follow-ups in a second plan.",
         [
             _plan("update_plan", id="plan-1", changes=[_step(4, "completed")]),
@@ -144,36 +170,58 @@ TURNS: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
             _plan("remove_plan", id="design"),
         ],
     ),
-    (
+    Turn(
         "Done: `mean` divides by the number of values and rejects an empty list; "
         "test_calc.py covers it.",
         [],
     ),
 ]
 
+# Enough of a failed tool's output to say what happened without pasting a whole log.
+QUOTED_LINES = 6
 
+
+@dataclass
+class Failure:
+    """A tool call that did not do what the script needed."""
+
+    name: str
+    arguments: dict[str, Any]
+    content: str
+    step: int = 0
+
+
+@dataclass
 class Scripted(Backend):
-    label = "scripted offline model"
+    """The offline model: TURNS in order, stopping honestly at the first failed tool call."""
 
-    def __init__(self, delay: float = 0.03) -> None:
-        self.delay = delay
-        self.turn = 0
-        self.labelled = False
+    delay: float = 0.03
+    label: str = "scripted offline model"
+    turn: int = 0
+    labelled: bool = False
+    failure: Failure | None = None
+    _calls: dict[str, ToolUse] = field(default_factory=dict)
 
     def add_user(self, text: str) -> None:
-        self.turn = 0  # every prompt replays the same run
+        self.turn, self.failure = 0, None  # every prompt replays the same run
 
     async def reply(self, plans: PlanSession, on_text: OnText) -> Reply:
-        if self.turn >= len(TURNS):
-            await on_text("Nothing more to do.")
-            return Reply()
-        text, calls = TURNS[self.turn]
-        self.turn += 1
-        await on_text(("" if self.labelled else LABEL) + text + "\n")
+        prefix = "" if self.labelled else LABEL
         self.labelled = True
+        if self.failure is not None:
+            await on_text(prefix + stop_message(self.failure) + "\n")
+            self.failure, self.turn = None, len(TURNS)
+            return Reply()
+        if self.turn >= len(TURNS):
+            await on_text(prefix + "Nothing more to do.\n")
+            return Reply()
+        turn = TURNS[self.turn]
+        self.turn += 1
+        await on_text(prefix + turn.text + "\n")
         reply = Reply()
-        for number, (name, arguments) in enumerate(calls, 1):
+        for number, (name, arguments) in enumerate(turn.calls, 1):
             use = ToolUse(f"call_{self.turn}_{number}", name, json.dumps(arguments))
+            self._calls[use.id] = use
             reply.uses.append(use)
             if name in tools.NAMES:
                 for start in range(0, len(use.arguments), FRAGMENT_BYTES):
@@ -187,6 +235,37 @@ class Scripted(Backend):
         return {"id": use.id, "content": text, "ok": ok}
 
     def add_results(self, results: list[dict[str, Any]]) -> None:
-        failed = [r for r in results if not r.get("ok", True)]
-        if failed:  # a real model would react; the script can only say so
-            self.turn = len(TURNS)
+        """Read the results as a model would: the first failure ends the script's run."""
+        for result in results:
+            if result.get("ok", True):
+                continue
+            use = self._calls[result["id"]]
+            step = TURNS[self.turn - 1].step if use.name not in tools.NAMES else 0
+            arguments = json.loads(use.arguments)
+            self.failure = Failure(use.name, arguments, str(result["content"]), step)
+            return
+
+
+def stop_message(failure: Failure) -> str:
+    """What the script says when it cannot go on: what failed, and where the plan stopped."""
+    args = failure.arguments
+    if failure.name == "write_file":
+        what = f"I could not write {args['path']}"
+    elif failure.name == "run_command":
+        what = f"`{args['command']}` did not succeed"
+    else:
+        what = f"my {failure.name} call did not succeed"
+    lines = failure.content.strip().splitlines()
+    quoted = "\n".join(f"> {line}" for line in lines[:QUOTED_LINES])
+    if len(lines) > QUOTED_LINES:
+        quoted += "\n> ..."
+    text = f"I stopped: {what}.\n{quoted}\n"
+    if failure.step:
+        text += (
+            f"plan-1 shows where I stopped: step {failure.step} "
+            f"({STEPS[failure.step - 1]}) is still in progress"
+            + (" and the steps after it were not started." if failure.step < len(STEPS) else ".")
+        )
+    if "declined" in failure.content:
+        text += "\nAllow writes and commands (in acpx: --approve-all) and ask me again."
+    return text

@@ -25,6 +25,11 @@ COMMAND_TIMEOUT = 120.0
 _SKIP_DIRS = {".git", "__pycache__", "node_modules", ".venv", ".mypy_cache", ".pytest_cache"}
 
 
+class Unsuccessful(Exception):
+    """The tool ran but did not do what was asked (declined, non-zero exit); the message is
+    the tool result the model reads, unchanged."""
+
+
 class _Args(BaseModel):
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
@@ -152,6 +157,8 @@ class Workspace:
         try:
             text = await getattr(self, f"_{name}")(args, call_id)
             ok = True
+        except Unsuccessful as exc:
+            text, ok = str(exc), False
         except Exception as exc:
             text, ok = f"{name} failed: {exc}", False
         text = text if len(text) <= MAX_OUTPUT_CHARS else text[:MAX_OUTPUT_CHARS] + "\n[cut]"
@@ -204,7 +211,9 @@ class Workspace:
     async def _write_file(self, args: WriteFile, call_id: str) -> str:
         path = self._path(args.path)
         if not await self._allowed(call_id, f"Write {args.path}"):
-            return "The user declined this write; ask them how to proceed."
+            raise Unsuccessful(
+                f"The user declined writing {args.path}; it is unchanged. Ask them how to proceed."
+            )
         if self._client_write:
             await self._conn.write_text_file(
                 session_id=self._session_id, path=str(path), content=args.content
@@ -216,9 +225,13 @@ class Workspace:
 
     async def _run_command(self, args: RunCommand, call_id: str) -> str:
         if not await self._allowed(call_id, f"Run `{args.command}`"):
-            return "The user declined this command; ask them how to proceed."
+            raise Unsuccessful(
+                f"The user declined running `{args.command}`; it did not run. "
+                "Ask them how to proceed."
+            )
         if self._client_terminal:
-            return await self._in_client_terminal(args.command)
+            code, output = await self._in_client_terminal(args.command)
+            return _exited(code, output)
         process = await asyncio.create_subprocess_exec(
             "bash",
             "-c",
@@ -232,10 +245,10 @@ class Workspace:
             out, _ = await asyncio.wait_for(process.communicate(), COMMAND_TIMEOUT)
         except asyncio.TimeoutError:
             process.kill()
-            return f"Timed out after {COMMAND_TIMEOUT:.0f} s."
-        return f"exit code {process.returncode}\n{out.decode(errors='replace')}"
+            raise Unsuccessful(f"Timed out after {COMMAND_TIMEOUT:.0f} s.") from None
+        return _exited(process.returncode, out.decode(errors="replace"))
 
-    async def _in_client_terminal(self, command: str) -> str:
+    async def _in_client_terminal(self, command: str) -> tuple[int | None, str]:
         terminal = await self._conn.create_terminal(
             session_id=self._session_id, command="bash", args=["-c", command], cwd=str(self.root)
         )
@@ -250,7 +263,7 @@ class Workspace:
             await self._conn.release_terminal(
                 session_id=self._session_id, terminal_id=terminal.terminal_id
             )
-        return f"exit code {status.exit_code}\n{output.output}"
+        return status.exit_code, output.output
 
     async def _allowed(self, call_id: str, title: str) -> bool:
         response = await self._conn.request_permission(
@@ -266,3 +279,11 @@ class Workspace:
             getattr(outcome, "outcome", "") == "selected"
             and getattr(outcome, "option_id", "") == "allow"
         )
+
+
+def _exited(code: int | None, output: str) -> str:
+    """A command's result; unsuccessful unless it exited 0."""
+    text = f"exit code {code}\n{output}"
+    if code != 0:
+        raise Unsuccessful(text)
+    return text

@@ -33,11 +33,13 @@ __all__ = [
 NAMES: tuple[ToolName, ...] = TOOL_NAMES
 """The plan tools' names: `create_plan`, `update_plan`, `remove_plan`."""
 
-# Keywords each strict mode refuses. OpenAI documents `minimum` as supported; Anthropic's
-# structured outputs reject numeric and string-length bounds.
-# Never sent: titles and defaults repeat what names and descriptions say, and minLength
-# (checked on our side anyway) is refused by Anthropic's and OpenAI's strict modes.
-_ALWAYS_DROP = frozenset({"title", "default", "properties", "minLength"})
+# Never sent: titles and defaults repeat what names and descriptions say; minLength is refused
+# by Anthropic's strict mode and checked on our side anyway. Field descriptions (the models'
+# docstrings) are left out too: the definitions are paid for on every request, and each tool's
+# description already says what its fields mean, in fewer bytes than a description per field.
+_ALWAYS_DROP = frozenset({"title", "default", "minLength", "description"})
+# Anthropic's structured outputs refuse numeric and string-length bounds (OpenAI's strict mode
+# accepts `minimum`); we check them on our side, so the model still learns of a bad step number.
 _ANTHROPIC_STRICT_DROP = frozenset(
     {
         "minimum",
@@ -49,6 +51,8 @@ _ANTHROPIC_STRICT_DROP = frozenset(
         "pattern",
     }
 )
+# Keys in the order a reader wants them; the rest follow in pydantic's order.
+_ORDER = ("type", "enum", "items", "minimum", "properties", "required")
 
 
 def openai_chat(strict: bool = True) -> list[ChatCompletionFunctionToolParam]:
@@ -111,14 +115,20 @@ def description(name: ToolName) -> str:
 
 
 def system_prompt() -> str:
-    """A system prompt for a coding agent that plans with these tools (`prompts/system.md`)."""
+    """Guidance for the agent that plans with these tools, for its system prompt
+    (`prompts/system.md`): when to plan and how, which the tool descriptions only sketch."""
     return prompt("system")
 
 
 def schema(
     name: ToolName, *, all_required: bool = False, drop: frozenset[str] = frozenset()
 ) -> dict[str, Any]:
-    """The JSON schema of a tool's arguments (a fresh copy the caller may change)."""
+    """The JSON schema of a tool's arguments (a fresh copy the caller may change).
+
+    Nullable fields are spelled `"type": [..., "null"]` (with `null` in their `enum`), the form
+    both OpenAI's and Anthropic's strict modes document; `all_required` lists every property
+    in `required`, as OpenAI's strict mode demands.
+    """
     return copy.deepcopy(_schema(name, all_required, drop))
 
 
@@ -126,9 +136,7 @@ def schema(
 def _schema(name: ToolName, all_required: bool, drop: frozenset[str]) -> dict[str, Any]:
     raw = ARGUMENT_MODELS[name].model_json_schema()
     defs = raw.pop("$defs", {})
-    out = _clean(raw, defs, all_required, drop)
-    out.pop("description", None)  # the tool's description says it better
-    return cast("dict[str, Any]", out)
+    return cast("dict[str, Any]", _clean(raw, defs, all_required, drop | _ALWAYS_DROP))
 
 
 def _clean(node: Any, defs: dict[str, Any], all_required: bool, drop: frozenset[str]) -> Any:
@@ -137,24 +145,43 @@ def _clean(node: Any, defs: dict[str, Any], all_required: bool, drop: frozenset[
     if not isinstance(node, dict):
         return node
     if "$ref" in node:
-        # Inlined: the schemas are small, and a flat schema reads better to the model.
-        target = dict(defs[node["$ref"].rsplit("/", 1)[-1]])
-        target.pop("description", None)  # a class docstring, written for programmers
-        return _clean(
-            {**target, **{k: v for k, v in node.items() if k != "$ref"}}, defs, all_required, drop
-        )
-    out = {
-        k: _clean(v, defs, all_required, drop)
-        for k, v in node.items()
-        if k not in _ALWAYS_DROP and k not in drop
-    }
-    if "properties" in node:
-        out["properties"] = {
-            name: _clean(prop, defs, all_required, drop)
-            for name, prop in node["properties"].items()
-        }
+        # Inlined rather than kept in `$defs`: each nested object (Entry, Change) occurs once
+        # per tool, and a tool's schema stands alone, so a shared definition would only add
+        # `$defs` and `$ref` bytes. OpenAI's strict mode also refuses a `$ref` with siblings.
+        return _clean(defs[node["$ref"].rsplit("/", 1)[-1]], defs, all_required, drop)
+    variants = node.get("anyOf")
+    if isinstance(variants, list) and {"type": "null"} in variants and len(variants) == 2:
+        # `X | None`: one schema whose type admits null, rather than an `anyOf` of two.
+        (inner,) = (v for v in variants if v != {"type": "null"})
+        merged = {**_clean(inner, defs, all_required, drop), **_rest(node, "anyOf", drop)}
+        return _nullable(_clean(merged, defs, all_required, drop))
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in drop:
+            continue
+        if key == "properties":
+            out[key] = {k: _clean(v, defs, all_required, drop) for k, v in value.items()}
+        else:
+            out[key] = _clean(value, defs, all_required, drop)
     if out.get("type") == "object":
         out["additionalProperties"] = False
         if all_required:
             out["required"] = list(out.get("properties", {}))
-    return out
+    return _ordered(out)
+
+
+def _rest(node: dict[str, Any], skip: str, drop: frozenset[str]) -> dict[str, Any]:
+    return {k: v for k, v in node.items() if k != skip and k not in drop}
+
+
+def _nullable(node: dict[str, Any]) -> dict[str, Any]:
+    out = dict(node)
+    out["type"] = [out["type"], "null"]
+    if "enum" in out:
+        out["enum"] = [*out["enum"], None]  # an enum lists every value it accepts
+    return _ordered(out)
+
+
+def _ordered(node: dict[str, Any]) -> dict[str, Any]:
+    first = {k: node[k] for k in _ORDER if k in node}
+    return {**first, **{k: v for k, v in node.items() if k not in first}}

@@ -1,17 +1,23 @@
-"""The tool definitions: one source of truth, each provider's strict rules, the SDKs' types."""
+"""The tool definitions: one source of truth, each provider's strict rules, the SDKs' types,
+their size, and that the argument models accept whatever the schemas let a model send."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import jsonschema
 import pytest
 from anthropic.types import ToolParam
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from inline_snapshot import snapshot
 from openai.types.chat import ChatCompletionFunctionToolParam
 from openai.types.responses import FunctionToolParam
 from pydantic import TypeAdapter
 
 from llm_plans import tools
+from llm_plans._models import ARGUMENT_MODELS
 
 OPENAI_STRICT_REJECTS = {
     "oneOf",
@@ -28,6 +34,7 @@ OPENAI_STRICT_REJECTS = {
     "title",
     "minLength",
     "maxLength",
+    "$ref",  # accepted alone, but never next to other keys; we inline instead
 }
 ANTHROPIC_STRICT_REJECTS = {
     "minimum",
@@ -40,6 +47,18 @@ ANTHROPIC_STRICT_REJECTS = {
     "pattern",
     "oneOf",
     "not",
+}
+# Anthropic's structured outputs refuse a request whose strict schemas together have more than
+# 16 parameters with union types (type arrays or anyOf) or more than 24 optional parameters.
+ANTHROPIC_MAX_UNIONS = 16
+ANTHROPIC_MAX_OPTIONAL = 24
+MAX_DEFINITION_BYTES = 3_000  # issue 13: every format's three tools, compact JSON
+
+FORMATS = {
+    "openai_chat": tools.openai_chat,
+    "openai_responses": tools.openai_responses,
+    "anthropic": tools.anthropic,
+    "anthropic_strict": lambda: tools.anthropic(strict=True),
 }
 
 
@@ -85,6 +104,46 @@ def test_anthropic_strict_rules(tool: dict[str, Any]) -> None:
             assert node["additionalProperties"] is False
 
 
+def test_anthropic_strict_stays_within_the_request_limits() -> None:
+    schemas = [t["input_schema"] for t in tools.anthropic(strict=True)]
+    nodes = [n for s in schemas for n in walk(s)]
+    unions = [n for n in nodes if isinstance(n.get("type"), list) or "anyOf" in n]
+    optional = [
+        name
+        for n in nodes
+        if n.get("type") == "object"
+        for name in n["properties"]
+        if name not in n.get("required", [])
+    ]
+    assert len(unions) <= ANTHROPIC_MAX_UNIONS
+    assert len(optional) <= ANTHROPIC_MAX_OPTIONAL
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_nullable_fields_are_type_arrays_with_null_in_their_enum(fmt: str) -> None:
+    for tool in FORMATS[fmt]():
+        params = tool.get("function", tool)
+        schema = params.get("parameters") or params["input_schema"]
+        for node in walk(schema):
+            assert "anyOf" not in node, node
+            if isinstance(node.get("type"), list):
+                assert node["type"][-1] == "null"
+                if "enum" in node:
+                    assert node["enum"][-1] is None
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_definitions_fit_the_byte_budget(fmt: str) -> None:
+    compact = json.dumps(FORMATS[fmt](), separators=(",", ":"))
+    assert len(compact) <= MAX_DEFINITION_BYTES
+
+
+def test_schemas_are_valid_json_schema() -> None:
+    for name in tools.NAMES:
+        for strict in (True, False):
+            jsonschema.Draft202012Validator.check_schema(tools.schema(name, all_required=strict))
+
+
 def test_strict_is_always_sent_explicitly() -> None:
     assert {t["function"]["strict"] for t in tools.openai_chat()} == {True}
     assert {t["function"]["strict"] for t in tools.openai_chat(strict=False)} == {False}
@@ -111,19 +170,402 @@ def test_one_source_of_truth() -> None:
     assert [t["name"] for t in tools.anthropic()] == list(tools.NAMES)
 
 
-def test_remove_plan_schema() -> None:
-    assert tools.schema("remove_plan", all_required=True) == snapshot(
-        {
-            "additionalProperties": False,
-            "properties": {
-                "id": {"description": "The id of the plan to remove.", "type": "string"}
+def test_openai_definitions() -> None:
+    assert tools.openai_chat() == snapshot(
+        [
+            {
+                "type": "function",
+                "function": {
+                    "name": "create_plan",
+                    "description": "Show the user a plan they watch as you work, for tasks of three or more steps or several requests. `type`: `items`, a checklist in working order (first step `in_progress`; `high` priority on the critical path; null status is pending, null priority medium); `markdown`, notes or options as prose; `file`, a plan in a workspace file (absolute path or `file:` URI). Fill only that type's field, null the others. Null `id` gets `plan-1`, `plan-2`, ...",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {
+                            "type": {"type": "string", "enum": ["items", "markdown", "file"]},
+                            "id": {"type": ["string", "null"]},
+                            "entries": {
+                                "type": ["array", "null"],
+                                "items": {
+                                    "type": "object",
+                                    "properties": {
+                                        "content": {"type": "string"},
+                                        "priority": {
+                                            "type": ["string", "null"],
+                                            "enum": ["high", "medium", "low", None],
+                                        },
+                                        "status": {
+                                            "type": ["string", "null"],
+                                            "enum": ["pending", "in_progress", "completed", None],
+                                        },
+                                    },
+                                    "required": ["content", "priority", "status"],
+                                    "additionalProperties": False,
+                                },
+                            },
+                            "content": {"type": ["string", "null"]},
+                            "uri": {"type": ["string", "null"]},
+                        },
+                        "required": ["type", "id", "entries", "content", "uri"],
+                        "additionalProperties": False,
+                    },
+                    "strict": True,
+                },
             },
-            "required": ["id"],
-            "type": "object",
-        }
+            {
+                "type": "function",
+                "function": {
+                    "name": "update_plan",
+                    "description": 'Keep a plan current: send `changes` by step number (1-based, from the last result) as each step starts and ends, e.g. `[{"step":2,"status":"completed"},{"step":3,"status":"in_progress"}]` (null keeps a value); cheap at any plan length. Keep exactly one step `in_progress`. To add, drop or reorder steps, send all `entries` (or new `content` or `uri`); set `type` only to change the plan\'s kind. Null unused fields.',
+                    "parameters": {
+                        "type": "object",
+                        "properties": {
+                            "id": {"type": "string"},
+                            "type": {
+                                "type": ["string", "null"],
+                                "enum": ["items", "markdown", "file", None],
+                            },
+                            "entries": {
+                                "type": ["array", "null"],
+                                "items": {
+                                    "type": "object",
+                                    "properties": {
+                                        "content": {"type": "string"},
+                                        "priority": {
+                                            "type": ["string", "null"],
+                                            "enum": ["high", "medium", "low", None],
+                                        },
+                                        "status": {
+                                            "type": ["string", "null"],
+                                            "enum": ["pending", "in_progress", "completed", None],
+                                        },
+                                    },
+                                    "required": ["content", "priority", "status"],
+                                    "additionalProperties": False,
+                                },
+                            },
+                            "content": {"type": ["string", "null"]},
+                            "uri": {"type": ["string", "null"]},
+                            "changes": {
+                                "type": ["array", "null"],
+                                "items": {
+                                    "type": "object",
+                                    "properties": {
+                                        "step": {"type": "integer", "minimum": 1},
+                                        "status": {
+                                            "type": ["string", "null"],
+                                            "enum": ["pending", "in_progress", "completed", None],
+                                        },
+                                        "priority": {
+                                            "type": ["string", "null"],
+                                            "enum": ["high", "medium", "low", None],
+                                        },
+                                        "content": {"type": ["string", "null"]},
+                                    },
+                                    "required": ["step", "status", "priority", "content"],
+                                    "additionalProperties": False,
+                                },
+                            },
+                        },
+                        "required": ["id", "type", "entries", "content", "uri", "changes"],
+                        "additionalProperties": False,
+                    },
+                    "strict": True,
+                },
+            },
+            {
+                "type": "function",
+                "function": {
+                    "name": "remove_plan",
+                    "description": "Remove a stale plan: abandoned, replaced, or finished and cluttering the view.",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {"id": {"type": "string"}},
+                        "required": ["id"],
+                        "additionalProperties": False,
+                    },
+                    "strict": True,
+                },
+            },
+        ]
     )
+
+
+def test_openai_responses_definitions_differ_only_in_the_envelope() -> None:
+    assert tools.openai_responses() == [
+        {"type": "function", **t["function"]} for t in tools.openai_chat()
+    ]
+
+
+def test_anthropic_definitions() -> None:
+    assert [t["input_schema"] for t in tools.anthropic()] == snapshot(
+        [
+            {
+                "type": "object",
+                "properties": {
+                    "type": {"type": "string", "enum": ["items", "markdown", "file"]},
+                    "id": {"type": ["string", "null"]},
+                    "entries": {
+                        "type": ["array", "null"],
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "content": {"type": "string"},
+                                "priority": {
+                                    "type": ["string", "null"],
+                                    "enum": ["high", "medium", "low", None],
+                                },
+                                "status": {
+                                    "type": ["string", "null"],
+                                    "enum": ["pending", "in_progress", "completed", None],
+                                },
+                            },
+                            "required": ["content"],
+                            "additionalProperties": False,
+                        },
+                    },
+                    "content": {"type": ["string", "null"]},
+                    "uri": {"type": ["string", "null"]},
+                },
+                "required": ["type"],
+                "additionalProperties": False,
+            },
+            {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "type": {
+                        "type": ["string", "null"],
+                        "enum": ["items", "markdown", "file", None],
+                    },
+                    "entries": {
+                        "type": ["array", "null"],
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "content": {"type": "string"},
+                                "priority": {
+                                    "type": ["string", "null"],
+                                    "enum": ["high", "medium", "low", None],
+                                },
+                                "status": {
+                                    "type": ["string", "null"],
+                                    "enum": ["pending", "in_progress", "completed", None],
+                                },
+                            },
+                            "required": ["content"],
+                            "additionalProperties": False,
+                        },
+                    },
+                    "content": {"type": ["string", "null"]},
+                    "uri": {"type": ["string", "null"]},
+                    "changes": {
+                        "type": ["array", "null"],
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "step": {"type": "integer", "minimum": 1},
+                                "status": {
+                                    "type": ["string", "null"],
+                                    "enum": ["pending", "in_progress", "completed", None],
+                                },
+                                "priority": {
+                                    "type": ["string", "null"],
+                                    "enum": ["high", "medium", "low", None],
+                                },
+                                "content": {"type": ["string", "null"]},
+                            },
+                            "required": ["step"],
+                            "additionalProperties": False,
+                        },
+                    },
+                },
+                "required": ["id"],
+                "additionalProperties": False,
+            },
+            {
+                "type": "object",
+                "properties": {"id": {"type": "string"}},
+                "required": ["id"],
+                "additionalProperties": False,
+            },
+        ]
+    )
+
+
+def test_anthropic_strict_definitions() -> None:
+    assert [t["input_schema"] for t in tools.anthropic(strict=True)] == snapshot(
+        [
+            {
+                "type": "object",
+                "properties": {
+                    "type": {"type": "string", "enum": ["items", "markdown", "file"]},
+                    "id": {"type": ["string", "null"]},
+                    "entries": {
+                        "type": ["array", "null"],
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "content": {"type": "string"},
+                                "priority": {
+                                    "type": ["string", "null"],
+                                    "enum": ["high", "medium", "low", None],
+                                },
+                                "status": {
+                                    "type": ["string", "null"],
+                                    "enum": ["pending", "in_progress", "completed", None],
+                                },
+                            },
+                            "required": ["content"],
+                            "additionalProperties": False,
+                        },
+                    },
+                    "content": {"type": ["string", "null"]},
+                    "uri": {"type": ["string", "null"]},
+                },
+                "required": ["type"],
+                "additionalProperties": False,
+            },
+            {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "type": {
+                        "type": ["string", "null"],
+                        "enum": ["items", "markdown", "file", None],
+                    },
+                    "entries": {
+                        "type": ["array", "null"],
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "content": {"type": "string"},
+                                "priority": {
+                                    "type": ["string", "null"],
+                                    "enum": ["high", "medium", "low", None],
+                                },
+                                "status": {
+                                    "type": ["string", "null"],
+                                    "enum": ["pending", "in_progress", "completed", None],
+                                },
+                            },
+                            "required": ["content"],
+                            "additionalProperties": False,
+                        },
+                    },
+                    "content": {"type": ["string", "null"]},
+                    "uri": {"type": ["string", "null"]},
+                    "changes": {
+                        "type": ["array", "null"],
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "step": {"type": "integer"},
+                                "status": {
+                                    "type": ["string", "null"],
+                                    "enum": ["pending", "in_progress", "completed", None],
+                                },
+                                "priority": {
+                                    "type": ["string", "null"],
+                                    "enum": ["high", "medium", "low", None],
+                                },
+                                "content": {"type": ["string", "null"]},
+                            },
+                            "required": ["step"],
+                            "additionalProperties": False,
+                        },
+                    },
+                },
+                "required": ["id"],
+                "additionalProperties": False,
+            },
+            {
+                "type": "object",
+                "properties": {"id": {"type": "string"}},
+                "required": ["id"],
+                "additionalProperties": False,
+            },
+        ]
+    )
+    assert [t["description"] for t in tools.anthropic(strict=True)] == [
+        tools.description(n) for n in tools.NAMES
+    ]
+
+
+def test_system_prompt() -> None:
+    assert tools.system_prompt() == snapshot("""\
+You are a careful coding agent working in the user's project through the tools you are given.
+
+Planning:
+- Show your plan before you act on any task that takes three or more distinct steps, when the user gives you several things to do, or when they ask for a plan. Skip it for a single quick change or a question you can simply answer.
+- Write an `items` plan for the work itself: short imperative steps in the order you will do them. Use a `markdown` plan for design notes or options you are weighing (with `- [ ]` / `- [x]` for any steps in it), and a `file` plan when the plan already lives in a workspace file. You may keep several plans at once, for example a strategy and a checklist; give them short ids such as `"refactor"` if you like.
+- Keep the plan current as you go, not in a batch at the end: when a step is done, mark it `completed` and the next one `in_progress` in the same `update_plan` call, using `changes` with the step numbers from the last plan result. Keep exactly one step in progress while you work.
+- Mark a step completed only when it is really done. If it is blocked, keep it in progress and add a step for what unblocks it.
+- Remove plans that no longer matter: abandoned, replaced, or finished and cluttering the view. A finished checklist can stay to show what was done.
+
+Read before you write. Keep changes small and explain them briefly when you are done.\
+""")
 
 
 def test_descriptions_come_from_prompts() -> None:
     assert "exactly one step `in_progress`" in tools.description("update_plan")
     assert tools.openai_chat()[0]["function"]["description"] == tools.description("create_plan")
+
+
+def test_descriptions_still_teach_each_behaviour() -> None:
+    create, update, remove = (tools.description(n) for n in tools.NAMES)
+    assert "three or more steps" in create  # when to plan
+    assert all(f"`{kind}`" in create for kind in ("items", "markdown", "file"))  # which kind
+    assert "exactly one step `in_progress`" in update
+    assert "as each step starts and ends" in update  # update as work happens
+    assert "`changes` by step number" in update
+    assert "stale" in remove
+    system = tools.system_prompt()
+    assert "three or more distinct steps" in system
+    assert "Keep exactly one step in progress" in system
+    assert "Remove plans that no longer matter" in system
+
+
+# ---- what each schema lets the model send, the argument models accept ----------------------
+
+
+def from_schema(node: dict[str, Any]) -> st.SearchStrategy[Any]:
+    """Instances of the JSON-schema subset the tools use (type, type arrays, enum, minimum,
+    items, properties with required and additionalProperties false)."""
+    if "enum" in node:
+        return st.sampled_from(node["enum"])
+    kinds = node["type"] if isinstance(node["type"], list) else [node["type"]]
+    return st.one_of(*(_of_type(kind, node) for kind in kinds))
+
+
+def _of_type(kind: str, node: dict[str, Any]) -> st.SearchStrategy[Any]:
+    if kind == "null":
+        return st.none()
+    if kind == "string":
+        # Not blank: the schemas cannot say so (Anthropic's strict mode refuses minLength), and
+        # the models reject blank text on purpose, with a result naming the field.
+        return st.text(min_size=1).filter(str.strip)
+    if kind == "integer":
+        return st.integers(min_value=node.get("minimum", 1), max_value=2**31)
+    if kind == "array":
+        return st.lists(from_schema(node["items"]), max_size=4)
+    assert kind == "object", node
+    properties = node["properties"]
+    required = node.get("required", [])
+    optional = [k for k in properties if k not in required]
+    return st.fixed_dictionaries(
+        {k: from_schema(properties[k]) for k in required},
+        optional={k: from_schema(properties[k]) for k in optional},
+    )
+
+
+@pytest.mark.parametrize("name", tools.NAMES)
+@pytest.mark.parametrize("strict", [True, False])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_argument_models_accept_what_the_schema_allows(
+    name: str, strict: bool, data: st.DataObject
+) -> None:
+    schema = tools.schema(name, all_required=strict)  # type: ignore[arg-type]
+    arguments = data.draw(from_schema(schema))
+    jsonschema.validate(arguments, schema)
+    ARGUMENT_MODELS[name].model_validate_json(json.dumps(arguments))  # type: ignore[index]

@@ -1,0 +1,183 @@
+"""The plan tools as a pydantic-ai toolset: `Agent(model, toolsets=[PlanToolset(session)])`.
+
+Install with `pip install "llm-plans[pydantic-ai]"`.
+
+- The model's raw arguments reach the session untouched (no pydantic-ai schema validation
+  first), so llm_plans repairs what models get wrong, doubly encoded arguments included.
+- A rejected call comes back to the model as llm_plans' rejection text through
+  `ToolFailed`: a tool result with outcome `'failed'` (the provider's error channel, e.g.
+  Anthropic's `is_error`). `ToolFailed` does not consume pydantic-ai's retry budget, so invalid
+  plan calls never end the run however many there are; bound a run with
+  `UsageLimits(tool_calls_limit=...)` if you need to.
+- Plan tools are `sequential`: calls in one response apply in the order the model made them.
+- Live previews: add `capabilities=[toolset.previews()]` to the `Agent` (or pass
+  `event_stream_handler=toolset.event_stream_handler` to `agent.run`, or call
+  `await toolset.on_event(event)` from your own handler). The run then streams, steps reach the
+  client while the model writes them, and running the tool finishes the streamed call instead
+  of applying it again. A call streamed by a run that never ran its tool is aborted (rolled
+  back on the client) when the toolset's next run starts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic_ai import RunContext, ToolDefinition
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.exceptions import ToolFailed
+from pydantic_ai.messages import PartDeltaEvent, PartStartEvent, ToolCallPart, ToolCallPartDelta
+from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
+
+from .. import tools
+from .._session import PlanSession
+from ._calls import CallFeeder, run_call
+
+__all__ = ["PlanToolset"]
+
+_RAW = "arguments"
+
+
+class _Raw:
+    """An args validator that validates nothing: the session does, after repairing."""
+
+    def validate_json(
+        self,
+        input: str | bytes | bytearray,
+        *,
+        allow_partial: bool | Literal["off", "on", "trailing-strings"] = False,
+        **kwargs: Any,
+    ) -> Any:
+        return {_RAW: input if isinstance(input, str) else bytes(input).decode()}
+
+    def validate_python(
+        self,
+        input: Any,
+        *,
+        allow_partial: bool | Literal["off", "on", "trailing-strings"] = False,
+        **kwargs: Any,
+    ) -> Any:
+        return {_RAW: input}
+
+
+class PlanToolset(AbstractToolset[Any]):
+    """`create_plan`, `update_plan` and `remove_plan` for a pydantic-ai agent, on one session.
+
+    Example:
+        plans = PlanToolset(session)
+        agent = Agent(model, toolsets=[plans], capabilities=[plans.previews()])
+    """
+
+    def __init__(self, session: PlanSession, *, strict: bool = True, id: str | None = None):
+        self.session = session
+        self._strict = strict
+        self._id = id
+        self._feeder = CallFeeder(session)
+        self._parts: dict[int, ToolCallPart] = {}
+
+    @property
+    def id(self) -> str | None:
+        return self._id
+
+    async def for_run(self, ctx: RunContext[Any]) -> AbstractToolset[Any]:
+        # Calls streamed by an earlier run that never ran their tool must not linger.
+        await self._feeder.reset()
+        self._parts.clear()
+        return self
+
+    async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
+        return {
+            name: ToolsetTool(
+                toolset=self,
+                tool_def=ToolDefinition(
+                    name=name,
+                    description=tools.description(name),
+                    parameters_json_schema=tools.schema(name, all_required=self._strict),
+                    strict=self._strict,
+                    sequential=True,
+                ),
+                max_retries=0,  # never used: invalid calls are results, not retries
+                args_validator=_Raw(),
+            )
+            for name in tools.NAMES
+        }
+
+    async def call_tool(
+        self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
+    ) -> str:
+        result = await run_call(self.session, ctx.tool_call_id, name, tool_args[_RAW])
+        if not result.ok:
+            raise ToolFailed(result.content)
+        return result.content
+
+    def previews(self) -> AbstractCapability[Any]:
+        """A capability for `Agent(capabilities=[...])` that streams plan steps to the client."""
+        return _Previews(self)
+
+    async def event_stream_handler(self, ctx: RunContext[Any], events: AsyncIterable[Any]) -> None:
+        """An `event_stream_handler` for `Agent(...)` or `agent.run(...)`: live plan previews."""
+        async for event in events:
+            await self.on_event(event)
+
+    async def on_event(self, event: Any) -> None:
+        """Take one event of the agent's stream; plan calls' arguments are fed as they grow."""
+        if isinstance(event, PartStartEvent):
+            if isinstance(event.part, ToolCallPart):
+                self._parts[event.index] = event.part
+                await self._start(event.index, event.part)
+            else:
+                self._parts.pop(event.index, None)
+                await self._feeder.drop(event.index)
+        elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, ToolCallPartDelta):
+            part = self._parts.get(event.index)
+            delta = event.delta
+            if part is None:
+                return
+            new_id = delta.tool_call_id not in (None, part.tool_call_id)
+            if delta.tool_name_delta or new_id:
+                # The name or id only now complete: start over with what is known so far.
+                part = self._parts[event.index] = ToolCallPart(
+                    tool_name=part.tool_name + (delta.tool_name_delta or ""),
+                    args=_joined(part.args, delta.args_delta),
+                    tool_call_id=delta.tool_call_id or part.tool_call_id,
+                )
+                await self._start(event.index, part)
+                return
+            self._parts[event.index] = ToolCallPart(
+                tool_name=part.tool_name,
+                args=_joined(part.args, delta.args_delta),
+                tool_call_id=part.tool_call_id,
+            )
+            if isinstance(delta.args_delta, str):
+                await self._feeder.feed(event.index, delta.args_delta)
+            elif delta.args_delta is not None:
+                await self._feeder.drop(event.index)  # decoded args: the tool run applies them
+
+    async def _start(self, index: int, part: ToolCallPart) -> None:
+        await self._feeder.start(index, part.tool_call_id, part.tool_name)
+        if isinstance(part.args, str):
+            await self._feeder.feed(index, part.args)
+        elif part.args:
+            await self._feeder.drop(index)
+
+
+@dataclass
+class _Previews(AbstractCapability[Any]):
+    """Feeds the run's event stream to a `PlanToolset` before anything else sees each event."""
+
+    toolset: PlanToolset
+
+    async def wrap_run_event_stream(
+        self, ctx: RunContext[Any], *, stream: AsyncIterable[Any]
+    ) -> AsyncIterable[Any]:
+        # In line rather than in a task: every fragment is fed before the tools run.
+        async for event in stream:
+            await self.toolset.on_event(event)
+            yield event
+
+
+def _joined(args: str | dict[str, Any] | None, delta: str | dict[str, Any] | None) -> Any:
+    if isinstance(args, str | None) and isinstance(delta, str | None):
+        return (args or "") + (delta or "")
+    return delta if delta is not None else args

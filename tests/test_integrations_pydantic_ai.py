@@ -1,0 +1,232 @@
+"""`llm_plans.integrations.pydantic_ai`: the plan tools as a pydantic-ai toolset."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from integration_pipe import run_example
+from pydantic_ai import Agent
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    PartDeltaEvent,
+    PartStartEvent,
+    TextPart,
+    ToolCallPart,
+    ToolCallPartDelta,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+
+from llm_plans import PlanSession, tools
+from llm_plans.integrations.pydantic_ai import PlanToolset
+from llm_plans.testing import RecordingSend
+
+Turn = list[tuple[str, str, str]] | str  # (call id, tool, JSON arguments) per call, or text
+
+CREATE = json.dumps(
+    {
+        "type": "items",
+        "entries": [
+            {"content": "Reproduce", "status": "in_progress"},
+            {"content": "Fix", "priority": "high"},
+            {"content": "Test"},
+        ],
+    }
+)
+UPDATE = json.dumps({"id": "plan-1", "changes": [{"step": 1, "status": "completed"}]})
+REMOVE = json.dumps({"id": "plan-1"})
+
+
+def answered(messages: list[ModelMessage]) -> int:
+    return sum(isinstance(m, ModelRequest) for m in messages) - 1
+
+
+def scripted(*turns: Turn, size: int = 7) -> FunctionModel:
+    """A model that answers its n-th request with the n-th turn, whole or streamed."""
+
+    def function(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        turn = turns[answered(messages)]
+        if isinstance(turn, str):
+            return ModelResponse(parts=[TextPart(turn)])
+        return ModelResponse(
+            parts=[ToolCallPart(name, args, tool_call_id=cid) for cid, name, args in turn]
+        )
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+        turn = turns[answered(messages)]
+        if isinstance(turn, str):
+            yield turn
+            return
+        for index, (cid, name, args) in enumerate(turn):
+            yield {index: DeltaToolCall(name=name, tool_call_id=cid)}
+            for start in range(0, len(args), size):
+                yield {index: DeltaToolCall(json_args=args[start : start + size])}
+
+    return FunctionModel(function, stream_function=stream)
+
+
+def returns(messages: list[ModelMessage]) -> list[ToolReturnPart]:
+    return [p for m in messages for p in m.parts if isinstance(p, ToolReturnPart)]
+
+
+@pytest.fixture
+def session(send: RecordingSend) -> PlanSession:
+    return PlanSession(send, session_id="s", client_capabilities={"plan": {}}, stream_interval=0)
+
+
+async def test_create_update_remove_then_answer(session: PlanSession, send: RecordingSend) -> None:
+    model = scripted(
+        [("c1", "create_plan", CREATE)],
+        [("c2", "update_plan", UPDATE)],
+        [("c3", "remove_plan", REMOVE)],
+        "Done.",
+    )
+    result = await Agent(model, toolsets=[PlanToolset(session)]).run("fix it")
+    assert result.output == "Done."
+    kinds = [u["sessionUpdate"] for u in send.updates]
+    assert kinds == ["plan_update", "plan_update", "plan_removed"]
+    assert [e["status"] for e in send.updates[1]["plan"]["entries"]] == [
+        "completed",
+        "pending",
+        "pending",
+    ]
+    assert send.updates[2] == {"sessionUpdate": "plan_removed", "planId": "plan-1"}
+    parts = returns(result.all_messages())
+    assert [p.outcome for p in parts] == ["success"] * 3
+    assert parts[0].content.startswith('Created plan "plan-1".')
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        (json.dumps({"id": "nope", "changes": [{"step": 1, "status": "completed"}]}), '"nope"'),
+        (json.dumps({"id": "plan-1", "changes": [{"step": 1, "status": "blocked"}]}), '"blocked"'),
+        ('{"id": "plan-1", "changes": [', "cut off"),
+    ],
+)
+async def test_invalid_calls_are_failed_results_the_run_survives(
+    session: PlanSession, send: RecordingSend, arguments: str, named: str
+) -> None:
+    # Three invalid calls in a row: more than pydantic-ai's default retry budget allows.
+    model = scripted(
+        [("c1", "create_plan", CREATE)],
+        [("c2", "update_plan", arguments)],
+        [("c3", "update_plan", arguments)],
+        [("c4", "update_plan", arguments)],
+        [("c5", "update_plan", UPDATE)],
+        "Done.",
+    )
+    result = await Agent(model, toolsets=[PlanToolset(session)]).run("fix it")
+    assert result.output == "Done."
+    parts = returns(result.all_messages())
+    assert [p.outcome for p in parts] == ["success", "failed", "failed", "failed", "success"]
+    expected = (await session.call("update_plan", arguments)).content
+    assert parts[1].content == expected
+    assert named in expected
+    assert len(send.updates) == 2  # the invalid calls sent nothing
+    assert session.plans["plan-1"].entries[0].status == "completed"
+
+
+async def test_doubly_encoded_arguments_are_repaired(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    model = scripted([("c1", "create_plan", json.dumps(CREATE))], "Done.")
+    result = await Agent(model, toolsets=[PlanToolset(session)]).run("fix it")
+    assert [p.outcome for p in returns(result.all_messages())] == ["success"]
+    assert list(session.plans) == ["plan-1"]
+
+
+async def test_tools_are_strict_sequential_and_match_llm_plans_schemas(
+    session: PlanSession,
+) -> None:
+    seen: list[Any] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.extend(info.function_tools)
+        return ModelResponse(parts=[TextPart("ok")])
+
+    await Agent(FunctionModel(model), toolsets=[PlanToolset(session)]).run("hi")
+    assert [t.name for t in seen] == list(tools.NAMES)
+    for tool in seen:
+        assert tool.strict is True
+        assert tool.sequential is True
+        assert tool.parameters_json_schema == tools.schema(tool.name, all_required=True)
+        assert tool.description == tools.description(tool.name)
+
+
+async def test_live_previews_apply_each_call_once(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    plans = PlanToolset(session)
+    seen_before_run: list[int] = []
+
+    async def handler(ctx: Any, events: Any) -> None:
+        async for event in events:
+            await plans.on_event(event)
+            if type(event).__name__ == "FunctionToolCallEvent":
+                seen_before_run.append(len(send.updates))
+
+    model = scripted([("c1", "create_plan", CREATE)], [("c2", "update_plan", UPDATE)], "Done.")
+    result = await Agent(model, toolsets=[plans]).run("fix it", event_stream_handler=handler)
+    assert result.output == "Done."
+    # Previews reached the client before the tool ran, step by step as each was complete.
+    entries = [len(u["plan"]["entries"]) for u in send.updates[: seen_before_run[0]]]
+    assert entries[:2] == [1, 2]
+    assert len(send.updates[seen_before_run[0]]["plan"]["entries"]) == 3
+    assert list(session.plans) == ["plan-1"]  # one plan, not two
+    assert session.plans["plan-1"].entries[0].status == "completed"
+    assert [p.outcome for p in returns(result.all_messages())] == ["success", "success"]
+
+
+async def test_streamed_invalid_call_is_rolled_back(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    bad = json.dumps({"type": "items", "entries": [{"content": "A"}, {"content": "B"}], "x": 1})
+    plans = PlanToolset(session)
+    model = scripted([("c1", "create_plan", bad)], "Done.")
+    agent = Agent(model, toolsets=[plans], capabilities=[plans.previews()])
+    result = await agent.run("fix it")
+    assert [p.outcome for p in returns(result.all_messages())] == ["failed"]
+    assert session.plans == {}
+    assert send.updates[-1] == {"sessionUpdate": "plan_removed", "planId": "plan-1"}
+
+
+async def test_a_call_left_streaming_by_an_earlier_run_does_not_leak(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    plans = PlanToolset(session)
+    # An earlier run streamed half a call under "c1" and never ran its tool.
+    await plans.on_event(PartStartEvent(index=0, part=ToolCallPart("create_plan", "", "c1")))
+    await plans.on_event(PartDeltaEvent(index=0, delta=ToolCallPartDelta(args_delta=CREATE[:40])))
+    assert session.is_streaming("c1")
+    model = scripted([("c1", "create_plan", CREATE)], "Done.")
+    agent = Agent(model, toolsets=[plans])
+    result = await agent.run("again", event_stream_handler=plans.event_stream_handler)
+    assert [p.outcome for p in returns(result.all_messages())] == ["success"]
+    assert [e.content for e in session.plans["plan-1"].entries] == ["Reproduce", "Fix", "Test"]
+
+
+async def test_prefixed_names_from_a_renamed_toolset_resolve(session: PlanSession) -> None:
+    model = scripted([("c1", "mcp__plans__create_plan", CREATE)], "Done.")
+    toolset = PlanToolset(session).prefixed("mcp__plans_")
+    result = await Agent(model, toolsets=[toolset]).run("fix it")
+    assert [p.outcome for p in returns(result.all_messages())] == ["success"]
+
+
+@pytest.mark.parametrize(("caps", "kinds"), [({"plan": {}}, None), ({}, "plan")])
+async def test_example_over_an_acp_pipe(caps: dict[str, Any], kinds: str | None) -> None:
+    client, stop = await run_example("pydantic_ai_agent", caps)
+    assert stop == "end_turn"
+    plan_updates = [u for u in client.updates if u["sessionUpdate"].startswith("plan")]
+    if kinds is None:
+        assert plan_updates[-1] == {"sessionUpdate": "plan_removed", "planId": "plan-1"}
+        assert type(client.typed[-2]).__name__ == "AgentPlanRemovedUpdate"
+    else:
+        assert {u["sessionUpdate"] for u in plan_updates} == {"plan"}
+        assert plan_updates[-1]["entries"] == []
+    assert client.updates[-1]["sessionUpdate"] == "agent_message_chunk"

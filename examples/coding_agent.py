@@ -195,8 +195,9 @@ class CodingAgent:
             raise
         except Exception as exc:  # the model API failed for good: tell the user, end the turn
             url = endpoint(exc) or backend.endpoint
+            what = trouble(exc)
             await say(
-                f"\n{trouble(exc).capitalize()}: {url} failed ({type(exc).__name__}: {exc}). "
+                f"\n{what[0].upper()}{what[1:]}: {url} failed ({type(exc).__name__}: {exc}). "
                 "Check the key, model name, base URL and network, then try again."
             )
             return "end_turn"

@@ -44,8 +44,10 @@ def agent_env(data_dir: Path) -> dict[str, str]:
 
 @dataclass
 class Client:
-    """Approves every request, serves fs from disk, and records what the agent sent."""
+    """Answers every permission request (approving, or with `approve=False` picking the
+    agent's reject option), serves fs from disk, and records what the agent sent."""
 
+    approve: bool = True
     raw: list[dict[str, Any]] = field(default_factory=list)
     typed: list[Any] = field(default_factory=list)
     permissions: list[str] = field(default_factory=list)
@@ -62,10 +64,22 @@ class Client:
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         self.typed.append(update)
 
-    async def request_permission(self, tool_call: Any, **_: Any) -> RequestPermissionResponse:
+    @property
+    def said(self) -> str:
+        """Everything the agent said to the user, joined."""
+        chunks = [
+            u for u in self.typed if getattr(u, "session_update", "") == "agent_message_chunk"
+        ]
+        return "".join(u.content.text for u in chunks)
+
+    async def request_permission(
+        self, options: list[Any], tool_call: Any, **_: Any
+    ) -> RequestPermissionResponse:
         self.permissions.append(tool_call.title)
+        wanted = "allow" if self.approve else "reject"
+        option = next(o for o in options if o.kind.startswith(wanted))
         return RequestPermissionResponse(
-            outcome=AllowedOutcome(outcome="selected", option_id="allow")
+            outcome=AllowedOutcome(outcome="selected", option_id=option.option_id)
         )
 
     async def read_text_file(self, path: str, **_: Any) -> ReadTextFileResponse:
@@ -111,10 +125,15 @@ def prompt_block(text: str) -> list[TextContentBlock]:
 
 
 async def run_prompt(
-    project: Path, data_dir: Path, caps: dict[str, Any], text: str = "Fix calc.mean"
+    project: Path,
+    data_dir: Path,
+    caps: dict[str, Any],
+    text: str = "Fix calc.mean",
+    *,
+    approve: bool = True,
 ) -> tuple[Client, str]:
     """One session, one prompt; the client and the stop reason."""
-    client = Client()
+    client = Client(approve=approve)
     async with connected(client, project, agent_env(data_dir), caps) as (conn, _process, _init):
         session = await conn.new_session(cwd=str(project))
         response = await conn.prompt(session_id=session.session_id, prompt=prompt_block(text))

@@ -8,7 +8,7 @@ from typing import Any
 import httpx2
 import pytest
 from coding_agent_lib.models import Anthropic, Backend, OpenAIChat, OpenAIResponses
-from coding_agent_lib.retries import is_transient, retry_after, with_retries
+from coding_agent_lib.retries import endpoint, is_transient, retry_after, with_retries
 from tenacity import wait_none
 from test_providers_openai import CREATE
 from wire import (
@@ -144,3 +144,54 @@ def test_retry_after_parsing() -> None:
     assert retry_after(Failure({"retry-after": "9999"})) == 60.0
     assert retry_after(Failure({})) is None
     assert not is_transient(ValueError("x"))
+
+
+async def test_each_wait_is_announced() -> None:
+    attempts: list[int] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        attempts.append(1)
+        if len(attempts) < 3:
+            return httpx2.Response(503, json={"error": {"message": "down"}})
+        return httpx2.Response(401, json={"error": {"message": "bad key"}})
+
+    client = openai_client(handler)
+    heard: list[str] = []
+
+    async def on_retry(text: str) -> None:
+        heard.append(text)
+
+    with pytest.raises(Exception, match="bad key") as failure:
+        await with_retries(
+            lambda: client.chat.completions.create(model="m", messages=[]),
+            wait=wait_none(),
+            on_retry=on_retry,
+        )
+    assert heard == [
+        "model API answered HTTP 503, retrying in 0 s (2/5)\n",
+        "model API answered HTTP 503, retrying in 0 s (3/5)\n",
+    ]
+    assert endpoint(failure.value) == "https://api.openai.com/v1/chat/completions"
+
+
+@pytest.mark.parametrize("kind", ["chat", "responses", "anthropic"])
+async def test_a_refusal_reaches_the_model_unchanged(kind: str) -> None:
+    http = Recorder(*streams(kind))
+    backend = backends(http)[kind]
+    plans = PlanSession(RecordingSend(), session_id="s", client_capabilities={"plan": {}})
+    backend.add_user("Fix calc.mean")
+    reply = await backend.reply(plans, on_text=_ignore)
+    refusal = "The user declined writing calc.py; it is unchanged. Ask them how to proceed."
+    backend.add_results(
+        [reply.plan_results["call_p"], backend.result(reply.uses[1], refusal, False)]
+    )
+    await backend.reply(plans, on_text=_ignore)
+    assert refusal in json.dumps(http.requests[1])
+    if kind == "anthropic":
+        results = http.requests[1]["messages"][-1]["content"]
+        assert results[-1] == {
+            "type": "tool_result",
+            "tool_use_id": "call_r",
+            "content": refusal,
+            "is_error": True,
+        }

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import socket
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
+import coding_agent
 import pytest
 from agent_client import (
+    AGENT,
     CAPS,
     Client,
     agent_env,
@@ -15,7 +21,10 @@ from agent_client import (
     run_prompt,
     sample_project,
 )
+from coding_agent_lib import retries
 from spec_shapes import check
+
+from llm_plans import ClientCapabilitiesRecorder
 
 
 @pytest.mark.parametrize("form", sorted(CAPS))
@@ -82,3 +91,167 @@ async def test_cancel_stops_the_turn(tmp_path: Path) -> None:
         response = await asyncio.wait_for(turn, 5)
     assert response.stop_reason == "cancelled"
     assert "return sum(values) / (len(values) - 1)" in (project / "calc.py").read_text()
+
+
+def _last_plan(client: Client, plan_id: str) -> list[dict[str, str]]:
+    updates = [u for u in client.plan_updates if u.get("plan", {}).get("planId") == plan_id]
+    entries: list[dict[str, str]] = updates[-1]["plan"]["entries"]
+    return entries
+
+
+def _final_message(client: Client) -> str:
+    """What the agent said after its last tool call."""
+    kinds = [getattr(u, "session_update", "") for u in client.typed]
+    last_tool = max(i for i, kind in enumerate(kinds) if kind.startswith("tool_call"))
+    return "".join(
+        u.content.text
+        for u in client.typed[last_tool + 1 :]
+        if getattr(u, "session_update", "") == "agent_message_chunk"
+    )
+
+
+# Words the scripted model uses only once the work behind them was done.
+SUCCESS_CLAIMS = ("Fixed", "Tests pass", "Done")
+
+
+async def test_declined_permissions_leave_nothing_claimed(tmp_path: Path) -> None:
+    """acpx --approve-reads without a terminal declines every write: the agent must not say
+    it fixed anything, nor mark undone steps completed."""
+    project = sample_project(tmp_path)
+    before = {p.name: p.read_bytes() for p in project.iterdir()}
+    client, stop = await run_prompt(project, tmp_path / "data", CAPS["schema"], approve=False)
+    assert stop == "end_turn"
+    assert {p.name: p.read_bytes() for p in project.iterdir()} == before  # nothing written
+    assert client.permissions == ["Write calc.py"]  # it stopped at the first refusal
+    statuses = [e["status"] for e in _last_plan(client, "plan-1")]
+    assert statuses == ["completed", "in_progress", "pending", "pending"]
+    failed = [u for u in client.typed if getattr(u, "status", None) == "failed"]
+    assert len(failed) == 1  # the declined write, reported as a failed tool call
+    said = client.said
+    assert not any(claim in said for claim in SUCCESS_CLAIMS), said
+    final = _final_message(client)
+    assert final.startswith("I stopped: I could not write calc.py.\n")
+    assert "declined" in final
+    assert "step 2 (Fix mean() in calc.py) is still in progress" in final
+    assert "--approve-all" in final
+
+
+class LyingClient(Client):
+    """Reports writes of calc.py as done without doing them, so the tests then fail."""
+
+    async def write_text_file(self, path: str, content: str, **kwargs: Any) -> Any:
+        if Path(path).name == "calc.py":
+            return await super().write_text_file(path, Path(path).read_text(), **kwargs)
+        return await super().write_text_file(path, content, **kwargs)
+
+
+async def test_a_failed_command_stops_the_plan_where_it_failed(tmp_path: Path) -> None:
+    project = sample_project(tmp_path)
+    client = LyingClient()
+    async with connected(client, project, agent_env(tmp_path / "data"), {"plan": {}}) as (
+        conn,
+        _process,
+        _init,
+    ):
+        session = await conn.new_session(cwd=str(project))
+        response = await conn.prompt(session_id=session.session_id, prompt=prompt_block("fix"))
+    assert response.stop_reason == "end_turn"
+    statuses = [e["status"] for e in _last_plan(client, "plan-1")]
+    assert statuses == ["completed", "completed", "completed", "in_progress"]
+    said = client.said
+    assert "Tests pass" not in said
+    assert "Done" not in said
+    assert "I stopped: `python test_calc.py` did not succeed." in said
+    assert "> exit code 1" in said
+    assert "AssertionError" in said  # the command's own output, quoted
+    assert "step 4 (Run the tests) is still in progress." in said
+    assert "follow-ups" not in {u.get("plan", {}).get("planId") for u in client.plan_updates}
+
+
+@pytest.mark.parametrize(
+    ("flags", "variable"),
+    [
+        (["--model", "gpt-4.1"], "OPENAI_API_KEY"),
+        (["--api", "anthropic"], "ANTHROPIC_API_KEY"),
+        (["--api", "openai-responses", "--model", "gpt-4.1"], "OPENAI_API_KEY"),
+    ],
+)
+def test_a_named_model_without_its_key_fails_at_start_up(
+    flags: list[str], variable: str, tmp_path: Path
+) -> None:
+    done = subprocess.run(
+        [sys.executable, str(AGENT), *flags],
+        env=agent_env(tmp_path / "data"),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert f"needs {variable}, which is not set" in done.stderr
+    assert "--model scripted" in done.stderr
+    assert done.stdout == ""  # nothing on the ACP channel
+
+
+@pytest.mark.parametrize(
+    ("flags", "keys", "api"),
+    [
+        ([], {}, "scripted"),
+        (["--model", "scripted"], {"OPENAI_API_KEY": "k"}, "scripted"),
+        ([], {"ANTHROPIC_API_KEY": "k"}, "anthropic"),
+        ([], {"OPENAI_API_KEY": "k"}, "openai-chat"),
+        (["--api", "openai-responses"], {"OPENAI_API_KEY": "k"}, "openai-responses"),
+    ],
+)
+def test_which_model_runs(
+    flags: list[str], keys: dict[str, str], api: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "LLM_PLANS_MODEL", "LLM_PLANS_API"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in keys.items():
+        monkeypatch.setenv(name, value)
+    assert coding_agent.resolve_api(coding_agent.parse_args(flags)) == api
+
+
+class Conn:
+    """The agent side's connection, in-process: records what the agent says."""
+
+    def __init__(self) -> None:
+        self.updates: list[Any] = []
+
+    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
+        self.updates.append(update)
+
+    @property
+    def said(self) -> str:
+        return "".join(u.content.text for u in self.updates if hasattr(u, "content"))
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:  # bound then closed: connecting is refused at once
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+async def test_an_unreachable_api_is_announced_while_retrying(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base_url = f"http://127.0.0.1:{_closed_port()}/v1"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", base_url)
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(retries, "_backoff", lambda _state: 0.0)  # keep the test fast
+    args = coding_agent.parse_args(["--model", "gpt-4.1", "--data-dir", str(tmp_path / "data")])
+    agent = coding_agent.CodingAgent(args, ClientCapabilitiesRecorder())
+    conn = Conn()
+    agent.on_connect(conn)
+    session = await agent.new_session(cwd=str(tmp_path))
+    response = await agent.prompt(session.session_id, prompt_block("hi"))
+    assert response.stop_reason == "end_turn"
+    said = conn.said
+    notices = [line for line in said.splitlines() if "retrying" in line]
+    assert notices == [f"model API unreachable, retrying in 0 s ({n}/5)" for n in range(2, 6)]
+    assert f"Model API unreachable: {base_url}/chat/completions failed" in said

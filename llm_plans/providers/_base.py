@@ -1,15 +1,21 @@
-"""What the provider stream adapters share: in-flight calls keyed by the provider's index."""
+"""What every provider shares: a parsed tool call, and the base of the stream adapters."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import itertools
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
-
-from .._calls import Call, Provider, native_result
 
 if TYPE_CHECKING:
     from .._session import PlanSession
+
+Arguments = str | Mapping[str, Any] | None
+"""A call's arguments as the provider sent them: JSON text, or an already decoded object."""
+Shape = Callable[["ProviderCall", str, bool], dict[str, Any]]
+"""Puts a tool result in the provider's native shape: (call, content, ok) -> message."""
 
 
 def get(obj: Any, key: str) -> Any:
@@ -19,56 +25,183 @@ def get(obj: Any, key: str) -> Any:
     return getattr(obj, key, None)
 
 
-@dataclass
-class _Slot:
-    call_id: str
+@dataclass(frozen=True)
+class ProviderCall:
+    """One tool call as a provider sent it, and how that provider expects its result."""
+
+    call_id: str | None
+    """The id as sent (even ""); None for providers whose calls carry none (Ollama)."""
     name: str
+    """The tool name as sent, prefix included (`mcp__plans__create_plan`)."""
+    arguments: Arguments
+    shape: Shape = field(repr=False, compare=False)
+
+    def result(self, content: str, ok: bool) -> dict[str, Any]:
+        """The tool result to append to the conversation, in the provider's native shape."""
+        return self.shape(self, content, ok)
+
+
+_adapters = itertools.count(1)
+
+
+@dataclass
+class StreamedCall:
+    """One tool call seen in a stream: a plan call fed to the session, or one ignored."""
+
+    provider_id: str | None
+    name: str
+    tool: str | None
+    """The plan tool it calls; None for another tool (tracked so its deltas go nowhere)."""
+    session_id: str = ""
+    """The id it has in the session: unique per adapter and response, so a provider id that
+    the next response reuses never meets this call's text."""
+    group: Any = None
+    """What finishes it with others (a choice of an `n > 1` chat stream)."""
+    final: Arguments = None
+    """Complete arguments the provider reported (a done event, dict arguments), if any."""
+    parts: list[str] = field(default_factory=list)
     done: bool = False
+
+    def is_complete_json(self) -> bool:
+        """The arguments so far already form a whole JSON value (so more text is a new call)."""
+        if self.final is not None:
+            return True
+        try:
+            json.loads("".join(self.parts))
+        except ValueError:
+            return False
+        return True
 
 
 class StreamAdapter:
-    """Base of the per-provider adapters: start, feed and finish plan calls by stream key."""
+    """Base of the per-provider adapters: starts, feeds, finishes and aborts plan calls.
 
-    provider: Provider
+    Use it as an async context manager: calls still open when the block exits without
+    `finish()` (the stream broke, the turn was cancelled) are aborted, which rolls back
+    their previews on the client exactly as a rejected call's.
+    """
 
     def __init__(self, session: PlanSession) -> None:
         self._session = session
-        self._slots: dict[Any, _Slot] = {}
-        self._results: list[dict[str, Any]] = []
+        self._serial = next(_adapters)
+        self._response = 0
+        self._count = 0
+        self._calls: list[StreamedCall] = []
+        self._results: list[tuple[Any, dict[str, Any]]] = []
+        self._truncated: dict[Any, bool] = {}
         self.truncated = False
-        """The model stopped at its output token limit."""
+        """The model stopped at its output token limit (in any choice)."""
+
+    # ---- public -----------------------------------------------------------------------------
 
     @property
     def results(self) -> list[dict[str, Any]]:
         """Native tool results of the plan calls finished so far, in stream order."""
-        return list(self._results)
+        return [result for _, result in self._results]
 
     async def on_event(self, event: Any) -> None:
         """Take one stream event (or chunk) exactly as the SDK yields it."""
         raise NotImplementedError
 
     async def finish(self) -> list[dict[str, Any]]:
-        """Finish every plan call still open; the native results of all plan calls."""
-        for key in list(self._slots):
-            await self._finish(key)
+        """The stream ended: finish every plan call still open; the results of all of them."""
+        for call in self._calls:
+            await self._finish(call)
         return self.results
 
-    async def _start(self, key: Any, call_id: str, name: str) -> None:
-        tool = self._session.plan_tool(name)
-        if tool is not None and key not in self._slots:
-            self._slots[key] = _Slot(call_id, tool)
-            await self._session.feed(call_id, name, b"")
+    async def abort(self) -> list[str]:
+        """Drop every plan call this adapter started and did not finish, rolling back their
+        previews on the client; the provider ids of the calls dropped."""
+        dropped = []
+        for call in self._calls:
+            if call.tool is not None and not call.done:
+                call.done = True
+                await self._session.abort(call.session_id)
+                dropped.append(call.provider_id or "")
+        return dropped
 
-    async def _feed(self, key: Any, fragment: str) -> None:
-        slot = self._slots.get(key)
-        if slot is not None and not slot.done and fragment:
-            await self._session.feed(slot.call_id, slot.name, fragment)
+    aclose = abort
 
-    async def _finish(self, key: Any) -> None:
-        slot = self._slots.get(key)
-        if slot is None or slot.done:
+    async def __aenter__(self) -> StreamAdapter:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.abort()
+
+    # ---- for the provider modules -----------------------------------------------------------
+
+    def _shape(self, call: StreamedCall, content: str, ok: bool) -> dict[str, Any]:
+        raise NotImplementedError
+
+    async def _new_response(self) -> None:
+        """A new response starts: what the last one left open is dropped, results restart."""
+        await self.abort()
+        self._response += 1
+        self._calls.clear()
+        self._results.clear()
+        self._truncated.clear()
+        self.truncated = False
+
+    async def _start(self, provider_id: str | None, name: str, group: Any = None) -> StreamedCall:
+        """Track a new call; a plan call also starts in the session once its name is known."""
+        call = StreamedCall(provider_id, name, None, group=group)
+        self._calls.append(call)
+        await self._name(call, name)
+        return call
+
+    async def _name(self, call: StreamedCall, name: Any) -> None:
+        """Give a call its tool name (some servers send it after the id); starts plan calls."""
+        if call.session_id or not isinstance(name, str) or not name:
             return
-        slot.done = True
-        result = await self._session.finish(slot.call_id, truncated=self.truncated)
-        call = Call(self.provider, slot.call_id, slot.name, None)
-        self._results.append(native_result(call, result.content, result.ok))
+        call.name = name
+        call.tool = self._session.plan_tool(name)
+        if call.tool is None:
+            return
+        self._count += 1
+        call.session_id = f"{call.provider_id}@{self._serial}.{self._response}.{self._count}"
+        await self._session.feed(call.session_id, call.tool, b"")
+        if call.parts:
+            await self._session.feed(call.session_id, call.tool, "".join(call.parts))
+
+    async def _feed(self, call: StreamedCall, fragment: Any) -> None:
+        """More arguments: text is fed; an object is the complete arguments so far."""
+        if call.done:
+            return
+        if isinstance(fragment, Mapping):
+            call.final = fragment  # given to `finish`: objects cannot be fed as fragments
+        elif isinstance(fragment, str) and fragment:
+            call.parts.append(fragment)
+            if call.session_id:
+                await self._session.feed(call.session_id, call.name, fragment)
+
+    async def _finish(self, call: StreamedCall, arguments: Arguments = None) -> None:
+        """Finish one call: arguments, when given, are its complete final arguments."""
+        if arguments is not None:
+            call.final = arguments
+        if call.done or call.tool is None:
+            call.done = True
+            return
+        call.done = True
+        truncated = self._truncated.get(call.group, False)
+        if call.final == "".join(call.parts):
+            call.final = None  # the usual case: what was fed is complete
+        if call.final is None:
+            result = await self._session.finish(call.session_id, truncated=truncated)
+        else:
+            final = dict(call.final) if isinstance(call.final, Mapping) else call.final
+            result = await self._session.finish(
+                call.session_id, truncated=truncated, arguments=final
+            )
+        self._results.append((call.group, self._shape(call, result.content, result.ok)))
+
+    async def _finish_group(self, group: Any, truncated: bool) -> None:
+        self._truncated[group] = truncated
+        self.truncated = self.truncated or truncated
+        for call in self._calls:
+            if call.group == group:
+                await self._finish(call)

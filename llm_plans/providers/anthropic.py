@@ -1,30 +1,77 @@
-"""Anthropic stream adapter: Messages events, raw or from `messages.stream(...)`."""
+"""Anthropic Messages: `tool_use` blocks, `tool_result` blocks, and stream events."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from .._calls import Provider
-from ._base import StreamAdapter, get
+from ._base import ProviderCall, StreamAdapter, StreamedCall, get
+
+if TYPE_CHECKING:
+    from .._session import PlanSession
+
+
+def parse(call: Any) -> ProviderCall | None:
+    """An Anthropic `tool_use` content block (object or dict); else None."""
+    name = get(call, "name")
+    if get(call, "type") != "tool_use" or not isinstance(name, str):
+        return None
+    return ProviderCall(str(get(call, "id")), name, get(call, "input"), result)
+
+
+def result(call: ProviderCall, content: str, ok: bool) -> dict[str, Any]:
+    """A `tool_result` block answering the call, flagged as an error when rejected."""
+    return {
+        "type": "tool_result",
+        "tool_use_id": call.call_id,
+        "content": content,
+        "is_error": not ok,
+    }
 
 
 class AnthropicStream(StreamAdapter):
     """Feeds `messages.create(stream=True)` events, or those of `messages.stream(...)`, into
     a session. Tool uses are told apart by content block index."""
 
-    provider: Provider = "anthropic"
+    def __init__(self, session: PlanSession) -> None:
+        super().__init__(session)
+        self._blocks: dict[Any, StreamedCall] = {}
+        self._started = False
+
+    def _shape(self, call: StreamedCall, content: str, ok: bool) -> dict[str, Any]:
+        return result(ProviderCall(call.provider_id, call.name, None, result), content, ok)
+
+    async def _new_response(self) -> None:
+        await super()._new_response()
+        self._blocks.clear()
 
     async def on_event(self, event: Any) -> None:
         kind = get(event, "type")
-        if kind == "content_block_start":
+        if kind == "message_start":
+            if self._started:
+                await self._new_response()
+            self._started = True
+        elif kind == "content_block_start":
             block = get(event, "content_block")
             if get(block, "type") == "tool_use":
-                await self._start(get(event, "index"), get(block, "id"), get(block, "name"))
+                call = await self._start(get(block, "id"), get(block, "name") or "")
+                self._blocks[get(event, "index")] = call
+                # Gateways may send the whole input here, with no deltas after it.
+                given = get(block, "input")
+                if isinstance(given, Mapping) and given:
+                    await self._feed(call, given)
         elif kind == "content_block_delta":
             delta = get(event, "delta")
-            if get(delta, "type") == "input_json_delta":
-                await self._feed(get(event, "index"), get(delta, "partial_json") or "")
+            open_call = self._blocks.get(get(event, "index"))
+            if open_call is not None and get(delta, "type") == "input_json_delta":
+                open_call.final = None  # streamed text, when there is some, is the input
+                await self._feed(open_call, get(delta, "partial_json"))
         elif kind == "content_block_stop":
-            await self._finish(get(event, "index"))
+            stopped = self._blocks.get(get(event, "index"))
+            if stopped is not None:
+                await self._finish(stopped)
         elif kind == "message_delta":
-            self.truncated = get(get(event, "delta"), "stop_reason") == "max_tokens"
+            stop = get(get(event, "delta"), "stop_reason")
+            await self._finish_group(None, stop == "max_tokens")
+        elif kind == "error":
+            await self.abort()

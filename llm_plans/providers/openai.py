@@ -1,54 +1,200 @@
-"""OpenAI stream adapters: Chat Completions chunks and Responses events."""
+"""OpenAI Chat Completions and every server that speaks it: calls, results, stream chunks.
+
+The servers differ in how they key streamed calls: OpenAI sends an id and an `index` on a
+call's first delta and the index alone after; Gemini's compatible endpoint sends `""` ids,
+Ollama and Gemini give every parallel call index 0 (or none) with distinct ids, SGLang can
+change the index after the first delta, Alibaba repeats `"id": ""` on every delta. So a
+call is found by its id when the delta has a non-empty one, else by its index, else it is
+the choice's latest call.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from .._calls import Provider
-from ._base import StreamAdapter, get
+from ._base import ProviderCall, StreamAdapter, StreamedCall, get
+
+if TYPE_CHECKING:
+    from .._session import PlanSession
+
+
+def parse(call: Any) -> ProviderCall | None:
+    """An OpenAI chat tool call (object or dict), with `"type": "function"` or without it
+    (Mistral); None for anything else. Calls without an id are Ollama's (`ollama.parse`)."""
+    function = get(call, "function")
+    call_id = get(call, "id")
+    if get(call, "type") not in (None, "function") or function is None or call_id is None:
+        return None
+    name = get(function, "name")
+    if not isinstance(name, str):
+        return None
+    return ProviderCall(str(call_id), name, get(function, "arguments"), result)
+
+
+def result(call: ProviderCall, content: str, ok: bool) -> dict[str, Any]:
+    """A `tool` message answering the call (chat has no error flag: the text says so)."""
+    return {"role": "tool", "tool_call_id": call.call_id, "content": content}
+
+
+@dataclass
+class _Choice:
+    """The calls of one choice: by provider id, by index, and the latest."""
+
+    by_id: dict[str, StreamedCall] = field(default_factory=dict)
+    by_index: dict[Any, StreamedCall] = field(default_factory=dict)
+    latest: StreamedCall | None = None
+    finished: bool = False
 
 
 class OpenAIChatStream(StreamAdapter):
-    """Feeds `chat.completions.create(stream=True)` chunks, or the events of
-    `chat.completions.stream(...)`, into a session. Tool calls are told apart by index."""
+    """Feeds `chat.completions.create(stream=True)` chunks, the events of
+    `chat.completions.stream(...)`, or LiteLLM's `ModelResponseStream` chunks into a session.
 
-    provider: Provider = "openai_chat"
+    Each choice of an `n > 1` request is keyed and finished on its own; pass `choice=` to
+    follow one of them and ignore the others, and `results_for(choice)` to read one's results.
+    """
+
+    def __init__(self, session: PlanSession, *, choice: int | None = None) -> None:
+        super().__init__(session)
+        self._only = choice
+        self._choices: dict[Any, _Choice] = {}
+        self._chunk_id: Any = None
+
+    def _all_finished(self) -> bool:
+        return bool(self._choices) and all(c.finished for c in self._choices.values())
+
+    def results_for(self, choice: int) -> list[dict[str, Any]]:
+        """The native results of one choice's plan calls, in stream order."""
+        return [r for group, r in self._results if group == choice]
+
+    def _shape(self, call: StreamedCall, content: str, ok: bool) -> dict[str, Any]:
+        return result(ProviderCall(call.provider_id, call.name, None, result), content, ok)
+
+    async def _new_response(self) -> None:
+        await super()._new_response()
+        self._choices.clear()
 
     async def on_event(self, event: Any) -> None:
         if get(event, "type") == "chunk":  # the stream helper wraps each raw chunk
             event = get(event, "chunk")
-        elif get(event, "object") != "chat.completion.chunk":
-            return
+        elif get(event, "object") != "chat.completion.chunk" and get(event, "type") is not None:
+            return  # another of the stream helper's events
+        chunk_id = get(event, "id")
+        if chunk_id and self._chunk_id and chunk_id != self._chunk_id and self._all_finished():
+            await self._new_response()  # one adapter reused for the next response
+        self._chunk_id = chunk_id or self._chunk_id
         for choice in get(event, "choices") or []:
+            index = get(choice, "index") or 0
+            if self._only is not None and index != self._only:
+                continue
+            calls = self._choices.setdefault(index, _Choice())
+            if calls.finished:
+                continue
             for delta in get(get(choice, "delta"), "tool_calls") or []:
-                key = (get(choice, "index"), get(delta, "index"))
-                function = get(delta, "function")
-                if get(delta, "id") and get(function, "name"):
-                    await self._start(key, get(delta, "id"), get(function, "name"))
-                await self._feed(key, get(function, "arguments") or "")
+                await self._delta(index, calls, delta)
+            # Some servers (Ollama, SGLang versions) send "" on every chunk until the last.
             reason = get(choice, "finish_reason")
-            if reason is not None:
-                self.truncated = reason == "length"
-                await self.finish()
+            if reason:
+                calls.finished = True
+                await self._finish_group(index, reason == "length")
+
+    async def _delta(self, choice: int, calls: _Choice, delta: Any) -> None:
+        call_id, index = get(delta, "id"), get(delta, "index")
+        function = get(delta, "function")
+        name = get(function, "name")
+        call = calls.by_id.get(call_id) if call_id else calls.by_index.get(index)
+        if call is None and not call_id and not name:
+            call = calls.latest  # an index that changed after the first delta (SGLang)
+        if call is not None and name and (call.done or call.is_complete_json()):
+            call = None  # a whole call sent again under the same key: a new call
+        if call is None:
+            call = await self._start(call_id if isinstance(call_id, str) else None, "", choice)
+            if call_id:
+                calls.by_id[call_id] = call
+        calls.by_index[index] = calls.latest = call
+        await self._name(call, name)
+        await self._feed(call, get(function, "arguments"))
 
 
 class OpenAIResponsesStream(StreamAdapter):
-    """Feeds `responses.create(stream=True)` events into a session, by output item id."""
+    """Feeds `responses.create(stream=True)` events into a session, by output item.
 
-    provider: Provider = "openai_responses"
+    Arguments may come as deltas, or only in `function_call_arguments.done` or
+    `output_item.done` (LM Studio); the complete ones reported there are the call's.
+    """
+
+    def __init__(self, session: PlanSession) -> None:
+        super().__init__(session)
+        self._items: dict[Any, StreamedCall] = {}
+        self._started = False
+
+    def _shape(self, call: StreamedCall, content: str, ok: bool) -> dict[str, Any]:
+        return responses_result(
+            ProviderCall(call.provider_id, call.name, None, responses_result), content, ok
+        )
+
+    async def _new_response(self) -> None:
+        await super()._new_response()
+        self._items.clear()
+
+    def _item(self, item_id: Any, output_index: Any) -> StreamedCall | None:
+        """A call by output item id, or by output index when the id is missing."""
+        return self._items.get(item_id or None) or self._items.get(("output", output_index))
 
     async def on_event(self, event: Any) -> None:
         kind = get(event, "type")
-        if kind == "response.output_item.added":
+        if kind == "response.created":
+            if self._started:
+                await self._new_response()
+            self._started = True
+        elif kind in ("response.output_item.added", "response.output_item.done"):
             item = get(event, "item")
-            if get(item, "type") == "function_call":
-                await self._start(get(item, "id"), get(item, "call_id"), get(item, "name"))
-                await self._feed(get(item, "id"), get(item, "arguments") or "")
-        elif kind == "response.function_call_arguments.delta":
-            await self._feed(get(event, "item_id"), get(event, "delta") or "")
-        elif kind == "response.function_call_arguments.done":
-            await self._finish(get(event, "item_id"))
+            if get(item, "type") != "function_call":
+                return
+            call = self._item(get(item, "id"), get(event, "output_index"))
+            if call is None:
+                call = await self._start(get(item, "call_id"), get(item, "name") or "")
+                self._items[get(item, "id") or None] = call
+                self._items[("output", get(event, "output_index"))] = call
+            if kind.endswith(".done"):
+                await self._finish(call, get(item, "arguments"))
+            else:
+                await self._feed(call, get(item, "arguments"))
+        elif kind in (
+            "response.function_call_arguments.delta",
+            "response.function_call_arguments.done",
+        ):
+            call = self._item(get(event, "item_id"), get(event, "output_index"))
+            if call is None:
+                return
+            if kind.endswith(".done"):
+                await self._finish(call, get(event, "arguments"))
+            else:
+                await self._feed(call, get(event, "delta"))
         elif kind == "response.incomplete":
             details = get(get(event, "response"), "incomplete_details")
-            self.truncated = get(details, "reason") == "max_output_tokens"
+            await self._finish_group(None, get(details, "reason") == "max_output_tokens")
+        elif kind == "response.completed":
+            for item in get(get(event, "response"), "output") or []:
+                call = self._items.get(get(item, "id") or None)
+                if call is not None and get(item, "type") == "function_call":
+                    await self._finish(call, get(item, "arguments"))
             await self.finish()
+        elif kind in ("response.failed", "error"):
+            await self.abort()
+
+
+def parse_responses(call: Any) -> ProviderCall | None:
+    """An OpenAI Responses `function_call` output item (object or dict); else None."""
+    if get(call, "type") != "function_call":
+        return None
+    name = get(call, "name")
+    if not isinstance(name, str):
+        return None
+    return ProviderCall(str(get(call, "call_id")), name, get(call, "arguments"), responses_result)
+
+
+def responses_result(call: ProviderCall, content: str, ok: bool) -> dict[str, Any]:
+    """A `function_call_output` input item answering the call."""
+    return {"type": "function_call_output", "call_id": call.call_id, "output": content}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,7 +45,7 @@ async def run_example(
         client,
         sys.executable,
         str(EXAMPLES / f"{name}.py"),
-        env=env,
+        env={**os.environ, **(env or {})},
         observers=[client.observe],
         use_unstable_protocol=True,
     ) as (conn, _process):

@@ -1,0 +1,222 @@
+"""`llm_plans.integrations.openai_agents`: the plan tools in the OpenAI Agents SDK.
+
+The model is the SDK's own `OpenAIResponsesModel` on an `openai` client whose HTTP transport
+serves Responses API payloads in their real wire format.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from agents import Agent, OpenAIResponsesModel, RunConfig, Runner
+from integration_pipe import run_example
+from wire import Recorder, openai_client, responses_response, responses_stream, sse
+
+from llm_plans import PlanSession, tools
+from llm_plans.integrations.openai_agents import PlanPreviews, plan_tools
+from llm_plans.testing import RecordingSend
+
+CREATE = json.dumps(
+    {
+        "type": "items",
+        "id": None,
+        "entries": [
+            {"content": "Reproduce", "priority": None, "status": "in_progress"},
+            {"content": "Fix", "priority": "high", "status": None},
+            {"content": "Test", "priority": None, "status": None},
+        ],
+        "content": None,
+        "uri": None,
+    }
+)
+UPDATE = json.dumps(
+    {
+        "id": "plan-1",
+        "type": None,
+        "entries": None,
+        "content": None,
+        "uri": None,
+        "changes": [{"step": 1, "status": "completed", "priority": None, "content": None}],
+    }
+)
+REMOVE = json.dumps({"id": "plan-1"})
+NO_TRACES = RunConfig(tracing_disabled=True)
+
+
+def text_response(text: str) -> dict[str, Any]:
+    body = responses_response([])
+    body["output"] = [
+        {
+            "type": "message",
+            "id": "msg_1",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": []}],
+        }
+    ]
+    return body
+
+
+def text_stream(text: str) -> bytes:
+    final = text_response(text)
+    return sse(
+        [
+            {"type": "response.created", "sequence_number": 0, "response": responses_response([])},
+            {"type": "response.completed", "sequence_number": 1, "response": final},
+        ],
+        named=True,
+    )
+
+
+def agent(session: PlanSession, http: Recorder) -> Agent[Any]:
+    model = OpenAIResponsesModel(model="gpt-4.1", openai_client=openai_client(http))
+    return Agent(
+        name="coder", instructions="Plan, then work.", model=model, tools=plan_tools(session)
+    )
+
+
+def outputs(http: Recorder) -> list[str]:
+    """The function call outputs the model was sent, in order."""
+    return [
+        item["output"]
+        for item in http.requests[-1]["input"]
+        if isinstance(item, dict) and item.get("type") == "function_call_output"
+    ]
+
+
+@pytest.fixture
+def session(send: RecordingSend) -> PlanSession:
+    return PlanSession(send, session_id="s", client_capabilities={"plan": {}}, stream_interval=0)
+
+
+async def test_create_update_remove_then_answer(session: PlanSession, send: RecordingSend) -> None:
+    http = Recorder(
+        responses_response([("call_1", "create_plan", CREATE)]),
+        responses_response([("call_2", "update_plan", UPDATE)]),
+        responses_response([("call_3", "remove_plan", REMOVE)]),
+        text_response("Done."),
+    )
+    result = await Runner.run(agent(session, http), "fix it", run_config=NO_TRACES)
+    assert result.final_output == "Done."
+    assert [u["sessionUpdate"] for u in send.updates] == ["plan_update"] * 2 + ["plan_removed"]
+    assert send.updates[1]["plan"]["entries"][0]["status"] == "completed"
+    said = outputs(http)
+    assert said[0].startswith('Created plan "plan-1".')
+    assert said[2].startswith('Removed plan "plan-1".')
+
+
+async def test_tools_are_strict_with_llm_plans_schemas(session: PlanSession) -> None:
+    http = Recorder(text_response("Hi."))
+    await Runner.run(agent(session, http), "hi", run_config=NO_TRACES)
+    sent = http.requests[0]["tools"]
+    assert sent == [
+        {
+            "type": "function",
+            "name": name,
+            "description": tools.description(name),
+            "parameters": tools.schema(name, all_required=True),
+            "strict": True,
+        }
+        for name in tools.NAMES
+    ]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        (UPDATE.replace('"plan-1"', '"nope"'), '"nope"'),
+        (UPDATE.replace('"completed"', '"blocked"'), '"blocked"'),
+        ('{"id": "plan-1", "changes": [', "cut off"),
+    ],
+)
+async def test_invalid_calls_return_the_rejection_and_the_run_goes_on(
+    session: PlanSession, send: RecordingSend, arguments: str, named: str
+) -> None:
+    http = Recorder(
+        responses_response([("call_1", "create_plan", CREATE)]),
+        responses_response([("call_2", "update_plan", arguments)]),
+        responses_response([("call_3", "update_plan", arguments)]),
+        responses_response([("call_4", "update_plan", UPDATE)]),
+        text_response("Done."),
+    )
+    result = await Runner.run(agent(session, http), "fix it", run_config=NO_TRACES)
+    assert result.final_output == "Done."
+    expected = (await session.call("update_plan", arguments)).content
+    said = outputs(http)
+    assert said[1] == said[2] == expected
+    assert named in expected
+    assert len(send.updates) == 2
+    assert session.plans["plan-1"].entries[0].status == "completed"
+
+
+async def test_doubly_encoded_arguments_are_repaired(session: PlanSession) -> None:
+    http = Recorder(
+        responses_response([("call_1", "create_plan", json.dumps(CREATE))]), text_response("ok")
+    )
+    await Runner.run(agent(session, http), "fix it", run_config=NO_TRACES)
+    assert outputs(http)[0].startswith('Created plan "plan-1".')
+
+
+async def test_live_previews_apply_each_call_once(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    http = Recorder(
+        responses_stream([("call_1", "create_plan", CREATE)]),
+        responses_stream([("call_2", "update_plan", UPDATE)]),
+        text_stream("Done."),
+    )
+    previews = PlanPreviews(session)
+    result = Runner.run_streamed(agent(session, http), "fix it", run_config=NO_TRACES)
+    async for event in result.stream_events():
+        await previews.on_event(event)
+    assert result.final_output == "Done."
+    sizes = [len(u["plan"]["entries"]) for u in send.updates]
+    assert sizes[:2] == [1, 2]  # steps reached the client while the model wrote them
+    assert list(session.plans) == ["plan-1"]  # one plan: the call was applied once
+    assert session.plans["plan-1"].entries[0].status == "completed"
+    assert outputs(http)[0].startswith('Created plan "plan-1".')
+
+
+async def test_a_slow_consumer_still_applies_each_call_once(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    http = Recorder(
+        responses_stream([("call_1", "create_plan", CREATE)]),
+        responses_stream([("call_2", "update_plan", UPDATE)]),
+        text_stream("Done."),
+    )
+    previews = PlanPreviews(session)
+    result = Runner.run_streamed(agent(session, http), "fix it", run_config=NO_TRACES)
+    events = [event async for event in result.stream_events()]  # consumed after the run
+    for event in events:
+        await previews.on_event(event)
+    assert list(session.plans) == ["plan-1"]
+    assert session.plans["plan-1"].entries[0].status == "completed"
+    assert not session.is_streaming("call_1")
+    assert not session.is_streaming("call_2")
+    assert [u["sessionUpdate"] for u in send.updates] == ["plan_update", "plan_update"]
+
+
+async def test_a_reused_call_id_starts_afresh(session: PlanSession) -> None:
+    previews = PlanPreviews(session)
+    for _ in range(2):
+        http = Recorder(responses_stream([("call_1", "create_plan", CREATE)]), text_stream("ok"))
+        result = Runner.run_streamed(agent(session, http), "plan", run_config=NO_TRACES)
+        async for event in result.stream_events():
+            await previews.on_event(event)
+    assert list(session.plans) == ["plan-1", "plan-2"]
+    assert [e.content for e in session.plans["plan-2"].entries] == ["Reproduce", "Fix", "Test"]
+
+
+@pytest.mark.parametrize("caps", [{"planCapabilities": {}}, {}])
+async def test_example_over_an_acp_pipe(caps: dict[str, Any]) -> None:
+    client, stop = await run_example("openai_agents_agent", caps)
+    assert stop == "end_turn"
+    plan = [u for u in client.updates if u["sessionUpdate"].startswith("plan")]
+    if caps:
+        assert plan[-1] == {"sessionUpdate": "plan_removed", "id": "plan-1"}
+    else:
+        assert plan[-1] == {"sessionUpdate": "plan", "entries": []}
+    assert client.updates[-1]["sessionUpdate"] == "agent_message_chunk"

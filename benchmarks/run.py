@@ -1,27 +1,34 @@
-"""Benchmarks: every figure is a ratio against a baseline measured in the same run.
+"""Benchmarks: every timed figure is a median ratio over rounds interleaved with its baseline.
 
-    python benchmarks/run.py [--quick]
+    python benchmarks/run.py [--quick] [--sections abcdefgh]
 
-1. per tool call, against the floor `json.loads(arguments)` + `json.dumps(notification)`;
-2. the same, against the ACP SDK's typed path for that notification;
-3. model output bytes to move one step on, against the full-list tools of Codex and Claude Code;
-4. streaming: when the first step reaches the client, and CPU against the non-streamed call;
-5. end to end: plan updates per second over a real stdio pipe, against raw SDK updates;
-6. tool definition bytes per provider format.
+a. per tool call, against the floor `json.loads(arguments)` + `json.dumps(notification)`;
+b. the same calls, against the ACP SDK's typed path for that notification;
+c. bytes the model writes to move one step on, against the full-list tools of Codex and Claude Code;
+d. bytes of the results the model reads back;
+e. streaming, fed back to back and at a live 50 tokens/s on a virtual clock (see streaming.py);
+f. legacy form: one step's update with a 1 MB file plan active, against a 10-line file plan;
+g. end to end: plan updates per second over a real stdio pipe, against raw SDK updates;
+h. tool definition bytes and tokens per provider format, and the system prompt's.
+
+Only PlanSession's public API is used, so the figures stay comparable as the core changes.
+Timing method: benchmarks/timing.py.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
+import itertools
 import json
+import os
 import platform
+import statistics
 import sys
+import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import acp
 from acp.schema import (
@@ -31,140 +38,112 @@ from acp.schema import (
     SessionNotification,
     TextContentBlock,
 )
+from streaming import stream_rows
+from timing import Ratio, Timings, compare, table, us
+from workload import CAPS, STEP, DumpingSend, compact, entries, strict_changes, strict_update
 
 from llm_plans import Limits, PlanSession, tools
 
 HERE = Path(__file__).parent
-SIZES = (10, 100, 1_000)
-STEP = "Update the parser to accept trailing commas in arrays"  # a typical 50-byte step
+CALL_SIZES = (10, 100, 400)
+RESULT_SIZES = (5, 20, 100, 200)
+ACTIVE = "Updating the parser"  # TodoWrite's activeForm, shown while the step runs
 
 
-def best_of(fn: Callable[[], object], repeat: int, number: int) -> float:
-    """Seconds per call: the best of `repeat` timings of `number` calls (noise only adds)."""
-    gc.collect()
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - start) / number)
-    return best
+# ---- a, b: one call against the floor and the ACP SDK --------------------------------------
 
 
-def entries(n: int) -> list[dict[str, Any]]:
-    statuses = ("completed", "in_progress", "pending")
-    return [
-        {"content": f"{STEP} ({k})", "priority": "medium", "status": statuses[min(k, 2)]}
-        for k in range(n)
-    ]
+def per_call(n: int, rounds: int) -> Timings:
+    """Seconds per `update_plan` replacing n entries: ours, the json floor, the ACP SDK path.
 
-
-def strict_update(n: int) -> str:
-    """`update_plan` replacing every entry, as strict mode makes the model write it."""
-    return json.dumps(
-        {
-            "id": "plan-1",
-            "type": None,
-            "entries": entries(n),
-            "content": None,
-            "uri": None,
-            "changes": None,
-        }
-    )
-
-
-class DumpingSend:
-    """Serialises each notification to JSON, as a transport would."""
-
-    def __init__(self) -> None:
-        self.bytes = 0
-
-    async def __call__(self, params: dict[str, Any]) -> None:
-        self.bytes += len(json.dumps(params))
-
-
-def per_call(n: int, repeat: int) -> tuple[float, float, float]:
-    """Seconds per call: llm_plans, the json floor, the ACP SDK's typed path."""
+    Calls alternate between two plans (the step in progress moves), so every call changes
+    the plan and sends a notification; both baselines alternate the same way.
+    """
     loop = asyncio.new_event_loop()
+    send = DumpingSend()
     session = PlanSession(
-        DumpingSend(),
-        session_id="sess_bench",
-        client_capabilities={"plan": {}},
-        limits=Limits(max_entries=10_000),
+        send, session_id="sess_bench", client_capabilities=CAPS, limits=Limits(max_entries=n)
     )
     loop.run_until_complete(session.call("create_plan", {"type": "items", "entries": entries(n)}))
-    arguments = strict_update(n)
-    number = max(1, 2_000 // n)
+    arguments = [strict_update(n, 2), strict_update(n, 1)]
+    notifications = []
+    for text in arguments:  # what the session really sends, for the floor to serialise
+        loop.run_until_complete(session.call("update_plan", text))
+        notifications.append(send.last)
 
-    async def batch() -> None:
-        for _ in range(number):
-            await session.call("update_plan", arguments)
+    def ours(number: int) -> None:
+        async def batch() -> None:
+            for k in range(number):
+                await session.call("update_plan", arguments[k % 2])
 
-    def ours() -> None:  # one batch of `number` calls inside the running loop, as an agent
         loop.run_until_complete(batch())
 
-    notification = {
-        "sessionId": "sess_bench",
-        "update": {
-            "sessionUpdate": "plan_update",
-            "plan": {"type": "items", "planId": "plan-1", "entries": entries(n)},
-        },
-    }
+    def floor(number: int) -> None:
+        for k in range(number):
+            json.loads(arguments[k % 2])
+            json.dumps(notifications[k % 2])
 
-    def floor() -> None:
-        json.loads(arguments)
-        json.dumps(notification)
+    def sdk(number: int) -> None:
+        for k in range(number):
+            args = json.loads(arguments[k % 2])
+            update = AgentPlanContentUpdate(
+                session_update="plan_update",
+                plan=PlanUpdateItems(
+                    type="items",
+                    plan_id=args["id"],
+                    entries=[PlanEntry(**e) for e in args["entries"]],
+                ),
+            )
+            params = SessionNotification(session_id="sess_bench", update=update)
+            json.dumps(params.model_dump(mode="json", by_alias=True, exclude_none=True))
 
-    def sdk() -> None:
-        args = json.loads(arguments)
-        update = AgentPlanContentUpdate(
-            session_update="plan_update",
-            plan=PlanUpdateItems(
-                type="items", plan_id=args["id"], entries=[PlanEntry(**e) for e in args["entries"]]
-            ),
+    try:
+        return compare([ours, floor, sdk], rounds)
+    finally:
+        loop.close()
+
+
+def section_ab(rounds: int) -> None:
+    floor_rows, sdk_rows = [], []
+    for n in CALL_SIZES:
+        t = per_call(n, rounds)
+        floor_rows.append([n, us(t.seconds(0)), us(t.seconds(1)), t.ratio(0, 1).cell()])
+        sdk_rows.append([n, us(t.seconds(0)), us(t.seconds(2)), t.ratio(0, 2).cell()])
+    print(
+        table(
+            "a. One update_plan call replacing every entry (parse, repair, validate, apply, "
+            "build, serialise) against the floor json.loads(arguments) + json.dumps(notification)",
+            ["entries", "llm_plans µs", "floor µs", "ratio, median (IQR); target <= 1.5x"],
+            floor_rows,
         )
-        params = SessionNotification(session_id="sess_bench", update=update)
-        json.dumps(params.model_dump(mode="json", by_alias=True, exclude_none=True))
-
-    result = (
-        best_of(ours, repeat, 1) / number,
-        best_of(floor, repeat, number),
-        best_of(sdk, repeat, number),
     )
-    loop.close()
-    return result
+    print(
+        table(
+            "b. The same calls against the ACP SDK's typed path "
+            "(json.loads, build SessionNotification, model_dump, json.dumps)",
+            ["entries", "llm_plans µs", "ACP SDK µs", "ratio, median (IQR)"],
+            sdk_rows,
+        )
+    )
+
+
+# ---- c, d: bytes the model writes and reads --------------------------------------------------
 
 
 def output_bytes(n: int) -> tuple[int, int, int]:
-    """Bytes the model writes to complete step 3 and start step 4 of an n-step plan."""
-    ours = json.dumps(
-        {
-            "id": "plan-1",
-            "type": None,
-            "entries": None,
-            "content": None,
-            "uri": None,
-            "changes": [
-                {"step": 3, "status": "completed", "priority": None, "content": None},
-                {"step": 4, "status": "in_progress", "priority": None, "content": None},
-            ],
-        }
-    )
+    """Compact bytes the model writes to complete step 3 and start step 4 of an n-step plan."""
+    ours = strict_changes((3, "completed"), (4, "in_progress"))
     statuses = ["completed"] * 3 + ["in_progress"] + ["pending"] * (n - 4)
-    codex = json.dumps(
+    codex = compact(
         {
             "explanation": None,
             "plan": [{"step": f"{STEP} ({k})", "status": s} for k, s in enumerate(statuses)],
         }
     )
-    claude = json.dumps(
+    claude = compact(
         {
             "todos": [
-                {
-                    "content": f"{STEP} ({k})",
-                    "status": s,
-                    "activeForm": f"Updating the parser ({k})",
-                }
+                {"content": f"{STEP} ({k})", "status": s, "activeForm": f"{ACTIVE} ({k})"}
                 for k, s in enumerate(statuses)
             ]
         }
@@ -172,52 +151,166 @@ def output_bytes(n: int) -> tuple[int, int, int]:
     return len(ours), len(codex), len(claude)
 
 
-def streaming(repeat: int, interval: float) -> tuple[int, int, float, float]:
-    """First-notification fragment, fragment count, streamed and plain seconds per call."""
-    text = json.dumps(
-        {"type": "items", "id": None, "entries": entries(20), "content": None, "uri": None}
+def section_c() -> None:
+    rows = []
+    for n in (5, 20, 100):
+        ours, codex, claude = output_bytes(n)
+        rows.append([n, ours, codex, claude, f"{codex / ours:.1f}x", f"{claude / ours:.1f}x"])
+    print(
+        table(
+            "c. Bytes the model writes to complete one step and start the next "
+            "(strict mode, compact JSON)",
+            [
+                "steps",
+                "llm_plans changes",
+                "Codex update_plan",
+                "Claude Code TodoWrite",
+                "Codex / ours",
+                "TodoWrite / ours",
+            ],
+            rows,
+        )
     )
-    fragments = [text[i : i + 8] for i in range(0, len(text), 8)]
+
+
+async def result_bytes(n: int) -> tuple[int, int]:
+    """Bytes of the create_plan result and of an update_plan-with-changes result."""
+    session = PlanSession(DumpingSend(), session_id="s", client_capabilities=CAPS)
+    create = {"type": "items", "id": None, "entries": entries(n, 0), "content": None, "uri": None}
+    created = await session.call("create_plan", compact(create))
+    moves = strict_changes((1, "completed"), (2, "in_progress"))
+    updated = await session.call("update_plan", moves)
+    assert created.ok, created.content
+    assert updated.ok, updated.content
+    return len(created.content.encode()), len(updated.content.encode())
+
+
+def section_d() -> None:
+    rows = []
+    for n in RESULT_SIZES:
+        created, updated = asyncio.run(result_bytes(n))
+        rows.append([n, created, updated])
+    print(
+        table(
+            "d. Bytes of the tool results the model reads",
+            ["steps", "create_plan result", "update_plan changes result (target <= 600)"],
+            rows,
+        )
+    )
+
+
+# ---- e: streaming (streaming.py) -------------------------------------------------------------
+
+
+def section_e(rounds: int) -> None:
+    back_to_back, live = stream_rows(rounds)
+    print(
+        table(
+            "e1. Streaming a create_plan fed back to back in 4-byte fragments (about a token "
+            "each), default stream_interval 0.1 s",
+            [
+                "entries",
+                "fragments",
+                "first step sent at fragment",
+                "CPU vs non-streamed, median (IQR)",
+                "notifications",
+                "bytes sent / final notification",
+            ],
+            back_to_back,
+        )
+    )
+    print(
+        table(
+            "e2. The same streams at a live 50 tokens/s (200 bytes/s, virtual clock)",
+            [
+                "entries",
+                "stream seconds",
+                "CPU vs non-streamed, median (IQR)",
+                "notifications",
+                "bytes sent / final notification",
+                "step latency median / max ms",
+            ],
+            live,
+        )
+    )
+
+
+# ---- f: legacy form with file plans -----------------------------------------------------------
+
+
+def plan_file(directory: Path, name: str, size: int) -> Path:
+    """A markdown plan file of about `size` bytes whose 10 list items come last: the same
+    ten entries whatever the size, so only reading and scanning the file differ."""
+    items = "".join(f"- [ ] Step {k} of the design\n" for k in range(10))
+    paragraph = "The parser keeps its state in one place, so every branch sees the same. " * 8
+    filler = ""
+    while len(filler) + len(items) + len(paragraph) + 1 < size:
+        filler += paragraph + "\n"
+    path = directory / name
+    path.write_text(f"# Design\n\n{filler}\n{items}", "utf-8")
+    return path
+
+
+def legacy_call(rounds: int) -> tuple[Timings, int, int]:
+    """Seconds per one-step update in the legacy form, 1 MB file plan vs 10-line file plan."""
     loop = asyncio.new_event_loop()
-    first: list[int] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        big = plan_file(Path(tmp), "big.md", 1_000_000)
+        small = plan_file(Path(tmp), "small.md", 0)
+        sides = []
+        for path in (big, small):
+            session = PlanSession(DumpingSend(), session_id="s", client_capabilities=None)
+            items = session.call("create_plan", {"type": "items", "entries": entries(20)})
+            assert loop.run_until_complete(items).ok  # plan-1, the one updated
+            create = session.call("create_plan", {"type": "file", "uri": str(path)})
+            assert loop.run_until_complete(create).ok
+            moves = itertools.cycle(["completed", "in_progress"])
 
-    class Marking:
-        async def __call__(self, params: dict[str, Any]) -> None:
-            json.dumps(params)
-            if not first:
-                first.append(position)
+            def side(number: int, session: PlanSession = session, moves: Any = moves) -> None:
+                async def batch() -> None:
+                    for _ in range(number):
+                        result = await session.call("update_plan", strict_changes((2, next(moves))))
+                        assert result.ok, result.content
 
-    position = 0
-    session = PlanSession(
-        Marking(), session_id="s", client_capabilities={"plan": {}}, stream_interval=interval
+                loop.run_until_complete(batch())
+
+            sides.append(side)
+        try:
+            return compare(sides, rounds), big.stat().st_size, small.stat().st_size
+        finally:
+            loop.close()
+
+
+def section_f(rounds: int) -> None:
+    t, big, small = legacy_call(rounds)
+    print(
+        table(
+            "f. Legacy form: update_plan with one change, a file plan and a 20-step plan active",
+            [
+                f"1 MB file plan µs ({big:,} B)",
+                f"10-line file plan µs ({small} B)",
+                "ratio, median (IQR); target about 1x",
+            ],
+            [[us(t.seconds(0)), us(t.seconds(1)), t.ratio(0, 1).cell()]],
+        )
     )
 
-    async def streamed_once() -> None:
-        nonlocal position
-        for position, fragment in enumerate(fragments, 1):  # noqa: B007 (read by Marking)
-            await session.feed("c", "create_plan", fragment)
-        await session.finish("c")
-        await session.call("remove_plan", '{"id": "plan-1"}')
 
-    loop.run_until_complete(streamed_once())
-    first_at = first[0]
-    plain_session = PlanSession(DumpingSend(), session_id="s", client_capabilities={"plan": {}})
-
-    async def plain_once() -> None:
-        await plain_session.call("create_plan", text)
-        await plain_session.call("remove_plan", '{"id": "plan-1"}')
-
-    streamed = best_of(lambda: loop.run_until_complete(streamed_once()), repeat, 50)
-    plain = best_of(lambda: loop.run_until_complete(plain_once()), repeat, 50)
-    loop.close()
-    return first_at, len(fragments), streamed, plain
+# ---- g: end to end over a stdio pipe ----------------------------------------------------------
 
 
 class _Counter:
-    def __init__(self, expected: int) -> None:
-        self.expected = expected
+    """The client: notes when each plan notification arrives."""
+
+    def __init__(self) -> None:
         self.times: list[float] = []
+        self.expected = 0
         self.done = asyncio.Event()
+
+    def expect(self, count: int) -> None:
+        self.times.clear()
+        self.expected = count
+        self.done.clear()
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         if getattr(update, "session_update", "").startswith("plan"):
@@ -229,147 +322,126 @@ class _Counter:
         raise NotImplementedError
 
 
-async def end_to_end(n: int, mode: str) -> float:
-    """Plan updates per second received by a client process over a stdio pipe."""
-    counter = _Counter(n + 1)
+async def end_to_end(n: int, rounds: int) -> tuple[list[float], list[float]]:
+    """Updates per second a client process receives, PlanSession and raw, interleaved."""
+    counter = _Counter()
+    rates: dict[str, list[float]] = {"plans": [], "raw": []}
     async with acp.spawn_agent_process(
-        counter, sys.executable, str(HERE / "e2e_agent.py"), use_unstable_protocol=True
+        cast("acp.Client", counter),
+        sys.executable,
+        str(HERE / "e2e_agent.py"),
+        env=dict(os.environ),  # the same llm_plans as this process, whatever PYTHONPATH says
+        use_unstable_protocol=True,
     ) as (conn, _process):
         await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
         session = await conn.new_session(cwd=str(HERE))
-        await conn.prompt(
-            session_id=session.session_id,
-            prompt=[TextContentBlock(type="text", text=f"{mode} {n}")],
+        for r in range(rounds):
+            for mode in ("plans", "raw") if r % 2 == 0 else ("raw", "plans"):
+                counter.expect(n + 1)  # the create_plan, then n updates
+                await conn.prompt(
+                    session_id=session.session_id,
+                    prompt=[TextContentBlock(type="text", text=f"{mode} {n}")],
+                )
+                await asyncio.wait_for(counter.done.wait(), 60)
+                rates[mode].append(n / (counter.times[-1] - counter.times[0]))
+    return rates["plans"], rates["raw"]
+
+
+def section_g(quick: bool, rounds: int) -> None:
+    n = 300 if quick else 2_000
+    ours, raw = asyncio.run(end_to_end(n, rounds))
+    ratio = Ratio(tuple(a / b for a, b in zip(ours, raw, strict=True)))
+    print(
+        table(
+            "g. End to end over a stdio pipe with the ACP SDK (updates per second received)",
+            ["updates per run", "PlanSession", "raw session_update", "ratio, median (IQR)"],
+            [
+                [
+                    f"{n} x {rounds}",
+                    f"{statistics.median(ours):.0f}",
+                    f"{statistics.median(raw):.0f}",
+                    ratio.cell(),
+                ]
+            ],
         )
-        await asyncio.wait_for(counter.done.wait(), 60)
-    return n / (counter.times[-1] - counter.times[0])
+    )
 
 
-def table(title: str, header: list[str], rows: list[list[Any]]) -> str:
-    """A Markdown table, columns padded to their widest cell."""
-    widths = [max(len(str(c)) for c in column) for column in zip(header, *rows, strict=True)]
+# ---- h: tool definitions ---------------------------------------------------------------------
 
-    def line(cells: list[Any]) -> str:
-        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
 
-    rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
-    return "\n".join([f"\n{title}\n", line(header), rule] + [line(r) for r in rows])
+def token_counter() -> tuple[str, Any]:
+    try:
+        import bpe_openai  # type: ignore[import-untyped]
+    except ImportError:
+        return "tokens: not counted (pip install bpe-openai)", None
+    encoding = bpe_openai.get_encoding("o200k_base")
+    return "tokens: o200k_base, counted offline by bpe-openai", encoding
+
+
+def section_h() -> None:
+    label, encoding = token_counter()
+
+    def count(text: str) -> str:
+        return str(len(encoding.encode(text))) if encoding is not None else "-"
+
+    rows = []
+    for name, value in (
+        ("OpenAI Chat (strict)", tools.openai_chat()),
+        ("OpenAI Responses (strict)", tools.openai_responses()),
+        ("Anthropic", tools.anthropic()),
+        ("Anthropic (strict)", tools.anthropic(strict=True)),
+    ):
+        text = compact(value)
+        rows.append([name, len(text), count(text)])
+    prompt = tools.system_prompt()
+    system = "system prompt (prompts/system.md, counted apart)"
+    rows.append([system, len(prompt.encode()), count(prompt)])
+    print(
+        table(
+            f"h. The three tools' definitions, sent with every request (compact JSON; {label})",
+            ["format", "bytes (target <= 3000)", "tokens"],
+            rows,
+        )
+    )
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (
+        f"{platform.python_implementation()} {platform.python_version()}, {cpu}, "
+        f"{os.cpu_count()} cores, {platform.system()}"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repeats (smoke test)")
+    parser.add_argument("--quick", action="store_true", help="few rounds (a smoke test)")
+    parser.add_argument("--sections", default="abcdefgh", help="which sections to run")
     args = parser.parse_args()
-    repeat = 2 if args.quick else 7
-    print(
-        f"llm_plans benchmarks on {platform.python_implementation()} "
-        f"{platform.python_version()}, {platform.machine()}, {platform.system()}"
-    )
-
-    rows, sdk_rows = [], []
-    for n in SIZES:
-        ours, floor, sdk = per_call(n, repeat)
-        rows.append(
-            [
-                n,
-                f"{ours * 1e6:.0f}",
-                f"{floor * 1e6:.0f}",
-                f"{ours / floor:.2f}x",
-                f"{ours / n * 1e9:.0f}",
-            ]
-        )
-        sdk_rows.append([n, f"{ours * 1e6:.0f}", f"{sdk * 1e6:.0f}", f"{ours / sdk:.2f}x"])
-    print(
-        table(
-            "1. One update_plan call (replace every entry), end to end: parse, repair, "
-            "validate, apply, build, serialise",
-            [
-                "entries",
-                "llm_plans µs",
-                "floor µs (json.loads+dumps)",
-                "ratio (target <= 2x)",
-                "ns per entry",
-            ],
-            rows,
-        )
-    )
-    print(
-        table(
-            "2. Against the ACP SDK's typed path (build SessionNotification, serialise)",
-            ["entries", "llm_plans µs", "ACP SDK µs", "ratio (target <= 1x)"],
-            sdk_rows,
-        )
-    )
-
-    byte_rows = []
-    for n in (5, 20, 100):
-        ours_b, codex_b, claude_b = output_bytes(n)
-        byte_rows.append(
-            [n, ours_b, codex_b, claude_b, f"{codex_b / ours_b:.1f}x", f"{claude_b / ours_b:.1f}x"]
-        )
-    print(
-        table(
-            "3. Model output bytes to complete one step and start the next (strict mode)",
-            [
-                "steps",
-                "llm_plans changes",
-                "Codex update_plan",
-                "Claude Code TodoWrite",
-                "Codex / ours",
-                "TodoWrite / ours",
-            ],
-            byte_rows,
-        )
-    )
-
-    stream_rows = []
-    for interval, label in ((0.1, "0.1 s (default)"), (0.0, "0 (every step sent)")):
-        first, total, streamed, plain = streaming(repeat, interval)
-        stream_rows.append(
-            [
-                label,
-                f"{first} of {total}",
-                f"{streamed * 1e6:.0f}",
-                f"{plain * 1e6:.0f}",
-                f"{streamed / plain:.2f}x",
-            ]
-        )
-    print(
-        table(
-            "4. Streaming a 20-entry create_plan in 8-byte fragments (fed back to back)",
-            [
-                "stream_interval",
-                "first notification at fragment",
-                "streamed µs",
-                "non-streamed µs",
-                "CPU ratio (target <= 3x)",
-            ],
-            stream_rows,
-        )
-    )
-
-    n = 300 if args.quick else 2_000
-    ours_rate = asyncio.run(end_to_end(n, "plans"))
-    raw_rate = asyncio.run(end_to_end(n, "raw"))
-    print(
-        table(
-            "5. End to end over a stdio pipe with the ACP SDK (updates per second)",
-            ["updates", "PlanSession", "raw session_update", "ratio (target >= 0.9x)"],
-            [[n, f"{ours_rate:.0f}", f"{raw_rate:.0f}", f"{ours_rate / raw_rate:.2f}x"]],
-        )
-    )
-
-    sizes = [
-        ["OpenAI chat (strict)", len(json.dumps(tools.openai_chat()))],
-        ["OpenAI Responses (strict)", len(json.dumps(tools.openai_responses()))],
-        ["Anthropic", len(json.dumps(tools.anthropic()))],
-        ["Anthropic (strict)", len(json.dumps(tools.anthropic(strict=True)))],
-    ]
-    print(
-        table(
-            "6. The three tools' definitions, sent with every request", ["format", "bytes"], sizes
-        )
-    )
+    rounds = 3 if args.quick else 21
+    print(f"llm_plans benchmarks on {machine()}; {rounds} interleaved rounds per ratio")
+    if "a" in args.sections or "b" in args.sections:
+        section_ab(rounds)
+    if "c" in args.sections:
+        section_c()
+    if "d" in args.sections:
+        section_d()
+    if "e" in args.sections:
+        section_e(rounds)
+    if "f" in args.sections:
+        section_f(rounds)
+    if "g" in args.sections:
+        section_g(args.quick, 2 if args.quick else 6)
+    if "h" in args.sections:
+        section_h()
 
 
 if __name__ == "__main__":

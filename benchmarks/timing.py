@@ -1,0 +1,116 @@
+"""How the benchmarks time things: interleaved blocks, medians, spreads, and a virtual clock.
+
+A ratio is only as honest as its two sides were measured under the same conditions. On a
+shared machine, load comes and goes in bursts of seconds, so timing all of A and then all of
+B (and keeping the best of each) can put a burst on one side only: the same code measured
+0.39x and 1.20x that way. Here A and B run in alternating blocks of a few milliseconds (ABBA
+ABBA ...), each round gives one ratio, and the report is the median ratio with its spread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import math
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+BLOCK_SECONDS = 0.005  # long enough to dwarf the timer's resolution, short enough to interleave
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """One ratio per round of interleaved blocks."""
+
+    values: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.values)
+
+    def spread(self) -> str:
+        """The interquartile range (min-max below five rounds), as `a-b`."""
+        if len(self.values) < 5:
+            low, high = min(self.values), max(self.values)
+        else:
+            low, _, high = statistics.quantiles(self.values, n=4, method="inclusive")
+        return f"{low:.2f}-{high:.2f}"
+
+    def cell(self) -> str:
+        return f"{self.median:.2f}x ({self.spread()})"
+
+
+@dataclass(frozen=True)
+class Timings:
+    """Seconds per call of each side, one sample per round."""
+
+    samples: tuple[tuple[float, ...], ...]
+
+    def seconds(self, side: int) -> float:
+        return statistics.median(self.samples[side])
+
+    def ratio(self, side: int, baseline: int) -> Ratio:
+        pairs = zip(self.samples[side], self.samples[baseline], strict=True)
+        return Ratio(tuple(a / b for a, b in pairs))
+
+
+Side = Callable[[int], object]
+"""Runs the measured operation `number` times (in one batch, so that an async side enters
+its event loop once per block, as an agent's loop is always running)."""
+
+
+def calls_per_block(fn: Side) -> int:
+    """How many calls of `fn` fill about BLOCK_SECONDS."""
+    fn(3)  # warm up: first calls build caches
+    start = time.perf_counter()
+    fn(3)
+    once = max((time.perf_counter() - start) / 3, 1e-7)
+    return max(1, math.ceil(BLOCK_SECONDS / once))
+
+
+def compare(sides: Sequence[Side], rounds: int) -> Timings:
+    """Time the sides in alternating blocks, forwards then backwards each round."""
+    numbers = [calls_per_block(fn) for fn in sides]
+    samples: list[list[float]] = [[] for _ in sides]
+    for r in range(rounds):
+        gc.collect()
+        order = range(len(sides)) if r % 2 == 0 else reversed(range(len(sides)))
+        for i in order:
+            fn, number = sides[i], numbers[i]
+            start = time.perf_counter()
+            fn(number)
+            samples[i].append((time.perf_counter() - start) / number)
+    return Timings(tuple(tuple(s) for s in samples))
+
+
+class VirtualClockLoop(asyncio.SelectorEventLoop):
+    """An event loop whose `time()` is a clock the benchmark advances.
+
+    Timers (`call_later`) fall due when the driver moves `now` past them, so a stream
+    arriving at 50 tokens per second can be replayed in milliseconds of real time.
+    Only drive it with work that never waits on a future timer, or `select` would block.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.now = 0.0
+
+    def time(self) -> float:
+        return self.now
+
+
+def table(title: str, header: Sequence[object], rows: Sequence[Sequence[object]]) -> str:
+    """A Markdown table, columns padded to their widest cell."""
+    widths = [max(len(str(c)) for c in column) for column in zip(header, *rows, strict=True)]
+
+    def line(cells: Sequence[object]) -> str:
+        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
+
+    rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+    return "\n".join([f"\n{title}\n", line(header), rule, *(line(r) for r in rows)])
+
+
+def us(seconds: float) -> str:
+    return f"{seconds * 1e6:.0f}"

@@ -1,6 +1,7 @@
 """Helpers for testing code that uses llm_plans, with no model and no network.
 
-- `RecordingSend`: a `send` that records every notification.
+- `RecordingSend`: a `send` that records every notification; `client_view` replays them
+  into the plans a client shows.
 - Model API payloads in each API's real wire format (`chat_completion`, `chat_chunks`,
   `responses_response`, `responses_events`, `anthropic_message`, `anthropic_events`), to
   edit into the shape of any server you target.
@@ -20,7 +21,7 @@ Only `RecordingSend` is free of optional packages: the clients need `httpx2` and
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -317,3 +318,21 @@ def anthropic_events(
     events.append({"type": "message_delta", "delta": delta, "usage": {"output_tokens": 20}})
     events.append({"type": "message_stop"})
     return events
+
+
+def client_view(updates: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The plans a client shows after `updates` (`plan_update` / `plan_removed`), by id.
+
+    Each plan is as last sent, its id under `id` whichever key the wire form used; compare
+    it with `session.plans` to prove the client ends where the session is.
+    """
+    view: dict[str, dict[str, Any]] = {}
+    for update in updates:
+        kind = update.get("sessionUpdate")
+        if kind == "plan_update":
+            plan = dict(update["plan"])
+            plan_id = plan.pop("planId", None) or plan.pop("id")
+            view[plan_id] = {"id": plan_id, **plan}
+        elif kind == "plan_removed":
+            view.pop(update.get("planId") or update["id"], None)
+    return view

@@ -116,8 +116,8 @@ class StreamAdapter:
         for call in self._calls:
             if call.tool is not None and not call.done:
                 call.done = True
-                await self._session.abort(call.session_id)
-                dropped.append(call.provider_id or "")
+                if await self._session.abort(call.session_id):
+                    dropped.append(call.provider_id or "")
         return dropped
 
     aclose = abort

@@ -86,7 +86,7 @@ async def test_chat_calls_without_type_are_plan_calls() -> None:
         "tool_call_id": "gSIMJiOkT",
         "content": result and result["content"],
     }
-    assert result["content"].startswith('Created plan "plan-1".')
+    assert result["content"].startswith('Created plan "plan-1"')
     assert await session.handle(other) is None
     assert_client_sees_session(send, session)
 
@@ -99,7 +99,7 @@ async def test_ollama_native_calls_and_prefixed_names() -> None:
     assert result is not None
     assert result["role"] == "tool"
     assert result["tool_name"] == "mcp__plans__create_plan"
-    assert result["content"].startswith('Created plan "plan-1".')
+    assert result["content"].startswith('Created plan "plan-1"')
     assert send.updates[-1]["plan"]["entries"][0]["content"] == STEPS[0]
     assert await session.handle({"function": {"name": "read_file", "arguments": {}}}) is None
     assert_client_sees_session(send, session)
@@ -115,7 +115,7 @@ async def test_mistral_stream_sends_the_whole_call_in_its_last_chunk() -> None:
     plans = await chat_stream(session, chunks)
     [result] = plans.results
     assert result["tool_call_id"] == "gSIMJiOkT"
-    assert result["content"].startswith('Created plan "plan-1".')
+    assert result["content"].startswith('Created plan "plan-1"')
     assert_client_sees_session(send, session)
 
 
@@ -144,7 +144,7 @@ async def test_empty_ids_streamed_and_not() -> None:
     session, send = new_session()
     plans = await chat_stream(session, chunks)
     assert plans.results[0]["tool_call_id"] == ""
-    assert plans.results[0]["content"].startswith('Created plan "plan-1".')
+    assert plans.results[0]["content"].startswith('Created plan "plan-1"')
 
     body = chat_completion([("", "create_plan", NOTE)])
     response = await openai_client(FakeModelAPI(body)).chat.completions.create(
@@ -178,7 +178,7 @@ async def test_index_that_changes_after_the_first_delta() -> None:
         tool_delta(chunk)["index"] = 1  # SGLang: the first delta said 0
     session, send = new_session()
     plans = await chat_stream(session, chunks)
-    assert plans.results[0]["content"].startswith('Created plan "plan-1".')
+    assert plans.results[0]["content"].startswith('Created plan "plan-1"')
     assert len(send.updates) > 1  # previews streamed, then the final update
     assert_client_sees_session(send, session)
 
@@ -205,7 +205,7 @@ async def test_empty_finish_reason_on_every_chunk_does_not_finish() -> None:
     session, send = new_session()
     plans = await chat_stream(session, chunks)  # finished by `finish()` at the stream's end
     [result] = plans.results
-    assert result["content"].startswith('Created plan "plan-1".')
+    assert result["content"].startswith('Created plan "plan-1"')
     assert [e.content for e in session.plans["plan-1"].entries] == STEPS  # type: ignore[union-attr]
     assert_client_sees_session(send, session)
 
@@ -215,7 +215,7 @@ async def test_dict_arguments_in_a_streamed_delta() -> None:
     call["function"] = {"name": "create_plan", "arguments": PLAN}
     session, send = new_session()
     plans = await chat_stream(session, [chat_chunk({"tool_calls": [call]}, "tool_calls")])
-    assert plans.results[0]["content"].startswith('Created plan "plan-1".')
+    assert plans.results[0]["content"].startswith('Created plan "plan-1"')
     assert_client_sees_session(send, session)
 
 
@@ -241,7 +241,7 @@ async def test_responses_arguments_only_in_final_events(final: str) -> None:
         "call_id": "call_1",
         "output": result["output"],
     }
-    assert result["output"].startswith('Created plan "plan-1".')
+    assert result["output"].startswith('Created plan "plan-1"')
     assert_client_sees_session(send, session)
 
 
@@ -267,7 +267,7 @@ async def test_broken_responses_stream_rolls_back_and_call_0_is_reused_safely() 
 
     [result] = await responses_stream_on(client, session)  # the retry reuses call_0
     assert result["call_id"] == "call_0"
-    assert result["output"].startswith('Created plan "notes".')
+    assert result["output"].startswith('Created plan "notes"')
     assert list(session.plans) == ["notes"]
     assert_client_sees_session(send, session)
 
@@ -347,7 +347,7 @@ async def test_each_choice_finishes_on_its_own() -> None:
     plans = await chat_stream(session, two_choices())
     assert [r["tool_call_id"] for r in plans.results_for(0)] == ["call_a"]
     [result] = plans.results_for(1)
-    assert result["content"].startswith('Created plan "notes".')
+    assert result["content"].startswith('Created plan "notes"')
     assert set(session.plans) == {"plan-1", "notes"}
     assert_client_sees_session(send, session)
 

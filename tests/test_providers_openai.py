@@ -93,7 +93,7 @@ async def test_chat_round_trip() -> None:
     TypeAdapter(list[ChatCompletionMessageParam]).validate_python(sent["messages"])
     assert sent["messages"][2]["role"] == "tool"
     assert sent["messages"][2]["tool_call_id"] == "call_1"
-    assert sent["messages"][2]["content"].startswith('Created plan "plan-1".')
+    assert sent["messages"][2]["content"].startswith('Created plan "plan-1"')
     assert sent["tools"][0]["function"]["strict"] is True
     assert list(session.plans) == ["plan-1"]
 
@@ -208,7 +208,8 @@ async def test_responses_round_trip_and_parallel_calls() -> None:
     TypeAdapter(ResponseInputParam).validate_python(sent)
     assert [i.get("type") for i in sent[1:]] == ["function_call", "function_call_output"] * 2
     assert sent[4]["call_id"] == "call_2"
-    assert "1. [in_progress]" in sent[4]["output"]
+    assert sent[4]["output"].startswith('Updated plan "plan-1"')
+    assert "in_progress" in sent[4]["output"]
     assert send.updates[-1]["plan"]["entries"][0]["status"] == "in_progress"
 
 

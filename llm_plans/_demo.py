@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 import sys
 import tempfile
+from importlib import resources
 from pathlib import Path
 from typing import Any, cast
 
@@ -33,11 +34,24 @@ PROMPT = "calc.mean([2, 4]) returns 4.0 instead of 3.0. Please fix it and add a 
 
 
 def examples_dir() -> Path:
-    """Where the example agent and sample project are: in the wheel, or the checkout."""
-    packaged = Path(__file__).parent / "_examples"
-    if (packaged / "coding_agent.py").is_file():
-        return packaged
-    return Path(__file__).resolve().parent.parent / "examples"
+    """The folder holding the example agent (`coding_agent.py`, `coding_agent_lib/`) and the
+    sample project the demo runs it on.
+
+    One rule for both ways llm_plans is installed: a wheel carries `examples/` as the package
+    data folder `llm_plans/_examples` (pyproject.toml maps it there), and a checkout (or an
+    editable install of one) has no such folder, so the `examples/` beside the package is
+    used, edits included.
+    """
+    # A real directory, not just a Traversable: the agent runs as a subprocess from it.
+    packaged = Path(str(resources.files("llm_plans") / "_examples"))
+    checkout = Path(__file__).resolve().parent.parent / "examples"
+    for folder in (packaged, checkout):
+        if (folder / "coding_agent.py").is_file():
+            return folder
+    raise FileNotFoundError(
+        f"the example agent is in neither {packaged} nor {checkout}: this copy of llm_plans "
+        "was installed without it; install it from a wheel, or run from a checkout"
+    )
 
 
 class DemoClient:
@@ -60,7 +74,7 @@ class DemoClient:
             return
         self.plan_updates += 1
         if self.live is not None:
-            self.live.update(self.board.render())
+            self.live.refresh()  # the board is the live renderable; show the change at once
         elif isinstance(changed, ShownPlan):
             self.console.print(plain(changed), highlight=False, markup=False)
         else:
@@ -142,9 +156,11 @@ async def run(
             console.print(f"> {prompt}\n", style="bold", highlight=False, markup=False)
             block = TextContentBlock(type="text", text=prompt)
             if console.is_terminal:
-                with Live(client.board.render(), console=console, refresh_per_second=12) as live:
+                with Live(client.board, console=console, refresh_per_second=12) as live:
                     client.live = live
                     response = await conn.prompt(session_id=session.session_id, prompt=[block])
+                    client.board.settle()  # the last frame: the final plans, unmarked
+                    live.refresh()
                 client.live = None
             else:
                 response = await conn.prompt(session_id=session.session_id, prompt=[block])
@@ -153,6 +169,7 @@ async def run(
             console.print(summary, highlight=False, markup=False)
         else:
             console.print(f"\n\n{summary} Final plans:", highlight=False, markup=False)
+            client.board.settle()
             for plan in client.board.plans.values():
                 console.print(plain(plan), highlight=False, markup=False)
         return 0 if response.stop_reason == "end_turn" and client.plan_updates else 1

@@ -1,18 +1,22 @@
 """A client-side view of an agent's plans, rendered with rich, following the spec's
-"Client Display" guidance: progress per plan, the current step highlighted, priorities shown.
+"Client Display" guidance: progress per plan, the current step highlighted, priorities shown,
+and changes made visible: steps just added are marked, steps just dropped and plans just
+removed stay on screen for a moment, struck through, instead of silently vanishing.
 
 Feed it every `session/update` params dict the agent sends (any of the three wire forms);
-it keeps the active plans and renders them as panels.
+it keeps the active plans and renders them as panels. The board is itself a rich renderable,
+so a `rich.live.Live(board)` redraws it as the marks expire.
 
 Example:
     board = PlanBoard()
     board.apply(params)           # for each session/update notification
-    rich.print(board.render())
+    rich.print(board)
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,30 +26,59 @@ from rich.panel import Panel
 from rich.text import Text
 
 _ICONS = {"completed": "✔", "in_progress": "▶", "pending": "○"}
+_DROPPED_ICON = "✗"
 _LEGACY_ID = "plan"
+# Long enough to notice at a glance while the agent keeps working, short enough that the
+# board shows the current state again before the next change usually arrives.
+MARK_SECONDS = 3.0
 
 
 @dataclass
 class ShownPlan:
-    """One plan as the client holds it."""
+    """One plan as the client holds it, with what its latest update changed."""
 
     id: str
     type: str
     entries: list[dict[str, Any]] = field(default_factory=list)
     content: str = ""
     uri: str = ""
+    added: set[int] = field(default_factory=set)
+    """Positions of the entries this update added (none on the plan's first appearance)."""
+    dropped: list[dict[str, Any]] = field(default_factory=list)
+    """Entries the previous version had and this one does not."""
+    removed: bool = False
+    """The agent removed the whole plan; it is shown as removed for a moment."""
 
     @property
     def progress(self) -> str:
         done = sum(1 for e in self.entries if e.get("status") == "completed")
         return f"{done}/{len(self.entries)}"
 
+    def settled(self) -> ShownPlan:
+        """The same plan without its change marks."""
+        return ShownPlan(self.id, self.type, self.entries, self.content, self.uri)
+
+
+def _diff(before: ShownPlan | None, after: ShownPlan) -> ShownPlan:
+    """`after`, marked with the steps added and dropped since `before` (matched by text)."""
+    if before is None:
+        return after
+    old = [str(e.get("content", "")) for e in before.entries]
+    new = [str(e.get("content", "")) for e in after.entries]
+    after.added = {i for i, text in enumerate(new) if text not in old}
+    after.dropped = [e for e, text in zip(before.entries, old, strict=True) if text not in new]
+    return after
+
 
 class PlanBoard:
     """The plans a client shows, updated from `session/update` notifications."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.plans: dict[str, ShownPlan] = {}
+        """The active plans, by id."""
+        self._clock = clock
+        self._removed: dict[str, ShownPlan] = {}
+        self._marked_at: dict[str, float] = {}
 
     def apply(self, params: Mapping[str, Any]) -> ShownPlan | str | None:
         """Take one notification; the plan it changed, the id it removed, or None."""
@@ -53,49 +86,91 @@ class PlanBoard:
         kind = update.get("sessionUpdate")
         if kind == "plan":
             plan = ShownPlan(_LEGACY_ID, "items", list(update.get("entries", [])))
-            self.plans = {_LEGACY_ID: plan} if plan.entries else {}
-            return plan
+            return self._show(plan) if plan.entries else self._remove(_LEGACY_ID)
         if kind == "plan_update":
             body = update["plan"]
-            plan_id = str(body.get("id", body.get("planId")))
             plan = ShownPlan(
-                plan_id,
+                str(body.get("id", body.get("planId"))),
                 body["type"],
                 list(body.get("entries", [])),
                 body.get("content", ""),
                 body.get("uri", ""),
             )
-            self.plans[plan_id] = plan
-            return plan
+            return self._show(plan)
         if kind == "plan_removed":
-            plan_id = str(update.get("id", update.get("planId")))
-            self.plans.pop(plan_id, None)
-            return plan_id
+            return self._remove(str(update.get("id", update.get("planId"))))
         return None
 
+    def _show(self, plan: ShownPlan) -> ShownPlan:
+        self._removed.pop(plan.id, None)
+        self.plans[plan.id] = _diff(self.plans.get(plan.id), plan)
+        self._marked_at[plan.id] = self._clock()
+        return self.plans[plan.id]
+
+    def _remove(self, plan_id: str) -> str:
+        gone = self.plans.pop(plan_id, None)
+        if gone is not None:
+            self._removed[plan_id] = ShownPlan(
+                gone.id, gone.type, gone.entries, gone.content, gone.uri, removed=True
+            )
+            self._marked_at[plan_id] = self._clock()
+        return plan_id
+
+    def settle(self) -> None:
+        """Drop every change mark now, as if MARK_SECONDS had passed."""
+        self.plans = {k: p.settled() for k, p in self.plans.items()}
+        self._removed.clear()
+        self._marked_at.clear()
+
+    def shown(self) -> list[ShownPlan]:
+        """What is on screen now: active plans (marked while their change is fresh), then
+        plans removed in the last MARK_SECONDS."""
+        now = self._clock()
+
+        def fresh(plan_id: str) -> bool:
+            return now - self._marked_at.get(plan_id, float("-inf")) < MARK_SECONDS
+
+        active = [p if fresh(p.id) else p.settled() for p in self.plans.values()]
+        return active + [p for p in self._removed.values() if fresh(p.id)]
+
     def render(self) -> RenderableType:
-        """Every active plan as its own panel."""
-        if not self.plans:
+        """Every plan on screen as its own panel."""
+        shown = self.shown()
+        if not shown:
             return Text("(no plans)", style="dim")
-        return Group(*(panel(p) for p in self.plans.values()))
+        return Group(*(panel(p) for p in shown))
+
+    def __rich__(self) -> RenderableType:
+        return self.render()
 
 
 def panel(plan: ShownPlan) -> Panel:
-    """One plan as a rich panel."""
+    """One plan as a rich panel; a removed plan is dimmed and titled as removed."""
     if plan.type == "items":
         title = f"{plan.id} · {plan.progress}"
-        body: RenderableType = Group(*(entry_line(e) for e in plan.entries))
+        lines = [entry_line(e, new=i in plan.added) for i, e in enumerate(plan.entries)]
+        lines += [dropped_line(e) for e in plan.dropped]
+        body: RenderableType = Group(*lines)
     elif plan.type == "markdown":
         title = f"{plan.id} · markdown"
         body = Markdown(plan.content)
     else:
         title = f"{plan.id} · file"
         body = Text(plan.uri.removeprefix("file://"), style="underline")
+    if plan.removed:
+        return Panel(
+            body,
+            title=f"{title} · removed",
+            title_align="left",
+            border_style="red",
+            style="dim strike",
+        )
     return Panel(body, title=title, title_align="left", border_style="cyan")
 
 
-def entry_line(entry: Mapping[str, Any]) -> Text:
-    """One step: its status icon, priority and text; the current step stands out."""
+def entry_line(entry: Mapping[str, Any], *, new: bool = False) -> Text:
+    """One step: its status icon, priority and text; the current step stands out, and a
+    step just added says so."""
     status = str(entry.get("status", "pending"))
     priority = str(entry.get("priority", "medium"))
     line = Text(f"{_ICONS.get(status, '?')} ")
@@ -103,18 +178,32 @@ def entry_line(entry: Mapping[str, Any]) -> Text:
     line.append(str(entry.get("content", "")), style=style)
     if priority != "medium":
         line.append(f"  [{priority}]", style="red" if priority == "high" else "dim")
+    if new:
+        line.append("  new", style="bold green")
+    return line
+
+
+def dropped_line(entry: Mapping[str, Any]) -> Text:
+    """A step the latest update took out of the plan."""
+    line = Text(f"{_DROPPED_ICON} ", style="red")
+    line.append(str(entry.get("content", "")), style="dim strike")
+    line.append("  removed", style="red")
     return line
 
 
 def plain(plan: ShownPlan) -> str:
-    """A plan as plain text, for output that is not a terminal."""
+    """A plan as plain text, for output that is not a terminal, with its change marks."""
+    if plan.removed:
+        return f"[{plan.id}] removed"
     if plan.type == "items":
         lines = [f"[{plan.id}] {plan.progress} done"]
-        for entry in plan.entries:
+        for i, entry in enumerate(plan.entries):
             status = str(entry.get("status", "pending"))
             priority = entry.get("priority", "medium")
             tag = "" if priority == "medium" else f" ({priority})"
+            tag += " (new)" if i in plan.added else ""
             lines.append(f"  {_ICONS.get(status, '?')} {entry.get('content')}{tag}")
+        lines += [f"  {_DROPPED_ICON} {e.get('content')} (removed)" for e in plan.dropped]
         return "\n".join(lines)
     if plan.type == "markdown":
         body = "\n".join(f"  {line}" for line in plan.content.splitlines())

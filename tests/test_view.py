@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from llm_plans.view import PlanBoard, plain
+from llm_plans.view import MARK_SECONDS, PlanBoard, ShownPlan, plain
 
 ENTRIES = [
     {"content": "Read", "priority": "high", "status": "completed"},
@@ -74,5 +74,75 @@ def test_legacy_list_and_plain_text() -> None:
     )
     board.apply({"sessionUpdate": "plan", "entries": []})
     assert board.plans == {}
+    board.settle()
     assert "(no plans)" in rendered(board)
     assert board.apply({"sessionUpdate": "agent_message_chunk"}) is None
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def items(plan_id: str, *texts: str) -> dict[str, object]:
+    entries = [{"content": t, "priority": "medium", "status": "pending"} for t in texts]
+    plan = {"type": "items", "planId": plan_id, "entries": entries}
+    return {"sessionUpdate": "plan_update", "plan": plan}
+
+
+def test_a_removed_plan_stays_visible_as_removed_for_a_moment() -> None:
+    clock = Clock()
+    board = PlanBoard(clock)
+    board.apply(items("work", "Read"))
+    board.apply(items("notes", "Idea"))
+    clock.now += 10
+    assert board.apply({"sessionUpdate": "plan_removed", "planId": "notes"}) == "notes"
+    assert list(board.plans) == ["work"]
+    text = rendered(board)
+    assert "notes · 0/1 · removed" in text
+    assert [p.id for p in board.shown()] == ["work", "notes"]
+    assert plain(board.shown()[-1]) == "[notes] removed"
+    clock.now += MARK_SECONDS
+    assert "notes" not in rendered(board)
+
+
+def test_added_and_dropped_steps_are_marked_until_the_mark_expires() -> None:
+    clock = Clock()
+    board = PlanBoard(clock)
+    first = board.apply(items("work", "Read", "Write"))
+    assert isinstance(first, ShownPlan)
+    assert first.added == set()  # a new plan: nothing to point out
+    changed = board.apply(items("work", "Read", "Fix the import", "Test"))
+    assert isinstance(changed, ShownPlan)
+    assert changed.added == {1, 2}
+    assert plain(changed) == (
+        "[work] 0/3 done\n  ○ Read\n  ○ Fix the import (new)\n  ○ Test (new)\n"
+        "  ✗ Write (removed)"
+    )
+    text = rendered(board)
+    assert "○ Fix the import  new" in text
+    assert "✗ Write  removed" in text
+    clock.now += MARK_SECONDS
+    text = rendered(board)
+    assert "new" not in text
+    assert "Write" not in text
+
+
+def test_a_legacy_list_marks_the_entries_a_removed_plan_took_with_it() -> None:
+    board = PlanBoard(Clock())
+    board.apply({"sessionUpdate": "plan", "entries": ENTRIES})
+    board.apply({"sessionUpdate": "plan", "entries": ENTRIES[:1]})
+    assert "✗ Test  removed" in rendered(board)
+    board.settle()
+    assert "removed" not in rendered(board)
+
+
+def test_the_board_is_a_live_renderable() -> None:
+    board = PlanBoard(Clock())
+    board.apply(items("work", "Read"))
+    console = Console(record=True, width=60, force_terminal=True)
+    console.print(board)
+    assert "work · 0/1" in console.export_text()

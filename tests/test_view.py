@@ -119,8 +119,7 @@ def test_added_and_dropped_steps_are_marked_until_the_mark_expires() -> None:
     assert isinstance(changed, ShownPlan)
     assert changed.added == {1, 2}
     assert plain(changed) == (
-        "[work] 0/3 done\n  ○ Read\n  ○ Fix the import (new)\n  ○ Test (new)\n"
-        "  ✗ Write (removed)"
+        "[work] 0/3 done\n  ○ Read\n  ○ Fix the import (new)\n  ○ Test (new)\n  ✗ Write (removed)"
     )
     text = rendered(board)
     assert "○ Fix the import  new" in text

@@ -79,6 +79,7 @@ class PlanBoard:
         self._clock = clock
         self._removed: dict[str, ShownPlan] = {}
         self._marked_at: dict[str, float] = {}
+        self._created_at: dict[str, float] = {}
 
     def apply(self, params: Mapping[str, Any]) -> ShownPlan | str | None:
         """Take one notification; the plan it changed, the id it removed, or None."""
@@ -102,13 +103,20 @@ class PlanBoard:
         return None
 
     def _show(self, plan: ShownPlan) -> ShownPlan:
+        now = self._clock()
         self._removed.pop(plan.id, None)
-        self.plans[plan.id] = _diff(self.plans.get(plan.id), plan)
-        self._marked_at[plan.id] = self._clock()
-        return self.plans[plan.id]
+        if plan.id not in self.plans:
+            self._created_at[plan.id] = now
+        plan = _diff(self.plans.get(plan.id), plan)
+        if now - self._created_at[plan.id] < MARK_SECONDS:
+            plan.added = set()  # a plan still being written: every step is new, none stands out
+        self.plans[plan.id] = plan
+        self._marked_at[plan.id] = now
+        return plan
 
     def _remove(self, plan_id: str) -> str:
         gone = self.plans.pop(plan_id, None)
+        self._created_at.pop(plan_id, None)
         if gone is not None:
             self._removed[plan_id] = ShownPlan(
                 gone.id, gone.type, gone.entries, gone.content, gone.uri, removed=True

@@ -115,6 +115,11 @@ def test_added_and_dropped_steps_are_marked_until_the_mark_expires() -> None:
     first = board.apply(items("work", "Read", "Write"))
     assert isinstance(first, ShownPlan)
     assert first.added == set()  # a new plan: nothing to point out
+    growing = board.apply(items("work", "Read", "Write", "Ship"))
+    assert isinstance(growing, ShownPlan)
+    assert growing.added == set()  # nor while it is still being written (streamed)
+    clock.now += MARK_SECONDS
+    board.apply(items("work", "Read", "Write"))
     changed = board.apply(items("work", "Read", "Fix the import", "Test"))
     assert isinstance(changed, ShownPlan)
     assert changed.added == {1, 2}

@@ -103,8 +103,8 @@ async def test_create_update_remove_then_answer(session: PlanSession, send: Reco
     assert [u["sessionUpdate"] for u in send.updates] == ["plan_update"] * 2 + ["plan_removed"]
     assert send.updates[1]["plan"]["entries"][0]["status"] == "completed"
     said = outputs(http)
-    assert said[0].startswith('Created plan "plan-1".')
-    assert said[2].startswith('Removed plan "plan-1".')
+    assert said[0].startswith('Created plan "plan-1"')
+    assert said[2].startswith('Removed plan "plan-1"')
 
 
 async def test_tools_are_strict_with_llm_plans_schemas(session: PlanSession) -> None:
@@ -156,7 +156,7 @@ async def test_doubly_encoded_arguments_are_repaired(session: PlanSession) -> No
         responses_response([("call_1", "create_plan", json.dumps(CREATE))]), text_response("ok")
     )
     await Runner.run(agent(session, http), "fix it", run_config=NO_TRACES)
-    assert outputs(http)[0].startswith('Created plan "plan-1".')
+    assert outputs(http)[0].startswith('Created plan "plan-1"')
 
 
 async def test_live_previews_apply_each_call_once(
@@ -176,7 +176,7 @@ async def test_live_previews_apply_each_call_once(
     assert sizes[:2] == [1, 2]  # steps reached the client while the model wrote them
     assert list(session.plans) == ["plan-1"]  # one plan: the call was applied once
     assert session.plans["plan-1"].entries[0].status == "completed"
-    assert outputs(http)[0].startswith('Created plan "plan-1".')
+    assert outputs(http)[0].startswith('Created plan "plan-1"')
 
 
 async def test_a_slow_consumer_still_applies_each_call_once(

@@ -1,0 +1,243 @@
+"""`llm_plans.integrations.langchain`: the plan tools in LangChain and LangGraph."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+from integration_pipe import run_example
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
+from pydantic import Field
+
+from llm_plans import PlanSession, tools
+from llm_plans.integrations.langchain import PlanPreviews, plan_tools
+from llm_plans.testing import RecordingSend
+
+Turn = list[tuple[str, str, str]] | str  # (call id, tool, JSON arguments) per call, or text
+CREATE = json.dumps(
+    {
+        "type": "items",
+        "entries": [
+            {"content": "Reproduce", "status": "in_progress"},
+            {"content": "Fix", "priority": "high"},
+            {"content": "Test"},
+        ],
+    }
+)
+UPDATE = json.dumps({"id": "plan-1", "changes": [{"step": 1, "status": "completed"}]})
+REMOVE = json.dumps({"id": "plan-1"})
+
+
+class ScriptedChatModel(BaseChatModel):
+    """A tool-calling chat model answering its n-th call with the n-th turn; it can stream."""
+
+    turns: list[Turn]
+    streaming: bool = False
+    bound: list[dict[str, Any]] = Field(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Any:
+        self.bound[:] = [convert_to_openai_tool(t, strict=kwargs.get("strict")) for t in tools]
+        return self
+
+    def _turn(self, messages: list[BaseMessage]) -> Turn:
+        return self.turns[sum(isinstance(m, AIMessage) for m in messages)]
+
+    def _generate(self, messages: list[BaseMessage], *_: Any, **__: Any) -> ChatResult:
+        turn = self._turn(messages)
+        if isinstance(turn, str):
+            return ChatResult(generations=[ChatGeneration(message=AIMessage(turn))])
+        message = AIMessage(
+            "",
+            tool_calls=[
+                {"id": cid, "name": name, "args": json.loads(args)} for cid, name, args in turn
+            ],
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _stream(
+        self, messages: list[BaseMessage], *_: Any, run_manager: Any = None, **__: Any
+    ) -> Iterator[ChatGenerationChunk]:
+        turn = self._turn(messages)
+        pieces: list[AIMessageChunk] = []
+        if isinstance(turn, str):
+            pieces.append(AIMessageChunk(turn))
+        for index, (cid, name, args) in enumerate([] if isinstance(turn, str) else turn):
+            head = {"id": cid, "name": name, "args": "", "index": index}
+            pieces.append(AIMessageChunk("", tool_call_chunks=[head]))
+            for start in range(0, len(args), 7):
+                part = {"args": args[start : start + 7], "index": index}
+                pieces.append(AIMessageChunk("", tool_call_chunks=[part]))
+        for piece in pieces:
+            chunk = ChatGenerationChunk(message=piece)
+            if run_manager is not None:
+                run_manager.on_llm_new_token("", chunk=chunk)
+            yield chunk
+
+
+def graph(model: ScriptedChatModel, session: PlanSession) -> Any:
+    """The usual LangGraph agent: a model node, a ToolNode, and tools_condition between."""
+    plans = plan_tools(session)
+    bound = model.bind_tools(plans, strict=True)
+
+    async def call_model(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [await bound.ainvoke(state["messages"])]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("model", call_model)
+    builder.add_node("tools", ToolNode(plans))
+    builder.add_edge(START, "model")
+    builder.add_conditional_edges("model", tools_condition)
+    builder.add_edge("tools", "model")
+    return builder.compile()
+
+
+def tool_messages(state: dict[str, Any]) -> list[ToolMessage]:
+    return [m for m in state["messages"] if isinstance(m, ToolMessage)]
+
+
+@pytest.fixture
+def session(send: RecordingSend) -> PlanSession:
+    return PlanSession(send, session_id="s", client_capabilities={"plan": {}}, stream_interval=0)
+
+
+async def test_create_update_remove_then_answer(session: PlanSession, send: RecordingSend) -> None:
+    model = ScriptedChatModel(
+        turns=[
+            [("c1", "create_plan", CREATE)],
+            [("c2", "update_plan", UPDATE)],
+            [("c3", "remove_plan", REMOVE)],
+            "Done.",
+        ]
+    )
+    state = await graph(model, session).ainvoke({"messages": [("user", "fix it")]})
+    assert state["messages"][-1].content == "Done."
+    assert [u["sessionUpdate"] for u in send.updates] == ["plan_update"] * 2 + ["plan_removed"]
+    results = tool_messages(state)
+    assert [m.status for m in results] == ["success"] * 3
+    assert str(results[0].content).startswith('Created plan "plan-1"')
+
+
+def test_schemas_are_llm_plans_strict_schemas(session: PlanSession) -> None:
+    model = ScriptedChatModel(turns=[])
+    model.bind_tools(plan_tools(session), strict=True)
+    assert model.bound == [
+        {
+            "type": "function",
+            "function": {
+                "name": name,
+                "description": tools.description(name),
+                "parameters": tools.schema(name, all_required=True),
+                "strict": True,
+            },
+        }
+        for name in tools.NAMES
+    ]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        (json.dumps({"id": "nope", "changes": [{"step": 1, "status": "completed"}]}), '"nope"'),
+        (json.dumps({"id": "plan-1", "changes": [{"step": 1, "status": "blocked"}]}), '"blocked"'),
+        (json.dumps({"id": "plan-1", "changes": '[{"step": 1, "sta'}), "changes"),
+    ],
+)
+async def test_invalid_calls_are_error_messages_the_graph_survives(
+    session: PlanSession, send: RecordingSend, arguments: str, named: str
+) -> None:
+    model = ScriptedChatModel(
+        turns=[
+            [("c1", "create_plan", CREATE)],
+            [("c2", "update_plan", arguments)],
+            [("c3", "update_plan", UPDATE)],
+            "Done.",
+        ]
+    )
+    state = await graph(model, session).ainvoke({"messages": [("user", "fix it")]})
+    assert state["messages"][-1].content == "Done."
+    results = tool_messages(state)
+    assert [m.status for m in results] == ["success", "error", "success"]
+    expected = (await session.call("update_plan", json.loads(arguments))).content
+    assert results[1].content == expected
+    assert named in expected
+    assert len(send.updates) == 2
+
+
+async def test_live_previews_apply_each_call_once(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    model = ScriptedChatModel(
+        turns=[[("c1", "create_plan", CREATE)], [("c2", "update_plan", UPDATE)], "Done."],
+        streaming=True,
+    )
+    config = {"callbacks": [PlanPreviews(session)]}
+    state = await graph(model, session).ainvoke({"messages": [("user", "fix it")]}, config)
+    assert state["messages"][-1].content == "Done."
+    sizes = [len(u["plan"]["entries"]) for u in send.updates]
+    assert sizes[:2] == [1, 2]  # steps reached the client while the model wrote them
+    assert list(session.plans) == ["plan-1"]  # applied once
+    assert session.plans["plan-1"].entries[0].status == "completed"
+    assert not session.is_streaming("c1")
+
+
+async def test_previews_in_a_messages_stream(session: PlanSession, send: RecordingSend) -> None:
+    model = ScriptedChatModel(turns=[[("c1", "create_plan", CREATE)], "Done."])
+    config = {"callbacks": [PlanPreviews(session)]}
+    async for _ in graph(model, session).astream(
+        {"messages": [("user", "fix it")]}, config, stream_mode="messages"
+    ):
+        pass
+    assert [len(u["plan"]["entries"]) for u in send.updates][:2] == [1, 2]
+    assert list(session.plans) == ["plan-1"]
+
+
+async def test_a_malformed_streamed_call_is_rolled_back(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    previews = PlanPreviews(session)
+    model = ScriptedChatModel(turns=[], streaming=True)
+    # Steps complete enough to preview, then JSON LangChain cannot parse: an invalid call.
+    broken = '{"type": "items", "entries": [{"content": "A"}, {"content": "B"}], }}'
+    model.turns = [[("c1", "create_plan", broken)]]
+    message = await model.ainvoke([("user", "plan")], {"callbacks": [previews]})
+    assert isinstance(message, AIMessage)
+    assert message.invalid_tool_calls
+    assert not session.is_streaming("c1")
+    assert send.updates[-1] == {"sessionUpdate": "plan_removed", "planId": "plan-1"}
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+async def test_prebuilt_react_agent(session: PlanSession, send: RecordingSend) -> None:
+    from langgraph.prebuilt import create_react_agent
+
+    model = ScriptedChatModel(
+        turns=[[("c1", "create_plan", CREATE)], [("c2", "remove_plan", REMOVE)], "Done."]
+    )
+    agent = create_react_agent(model, plan_tools(session))
+    state = await agent.ainvoke({"messages": [("user", "fix it")]})
+    assert state["messages"][-1].content == "Done."
+    assert [u["sessionUpdate"] for u in send.updates] == ["plan_update", "plan_removed"]
+
+
+@pytest.mark.parametrize("caps", [{"plan": {}}, {}])
+async def test_example_over_an_acp_pipe(caps: dict[str, Any]) -> None:
+    client, stop = await run_example("langchain_agent", caps)
+    assert stop == "end_turn"
+    plan = [u for u in client.updates if u["sessionUpdate"].startswith("plan")]
+    if caps:
+        assert plan[-1] == {"sessionUpdate": "plan_removed", "planId": "plan-1"}
+        assert type(client.typed[-2]).__name__ == "AgentPlanRemovedUpdate"
+    else:
+        assert plan[-1] == {"sessionUpdate": "plan", "entries": []}
+    assert client.updates[-1]["sessionUpdate"] == "agent_message_chunk"

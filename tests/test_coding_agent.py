@@ -132,7 +132,7 @@ async def test_declined_permissions_leave_nothing_claimed(tmp_path: Path) -> Non
     final = _final_message(client)
     assert final.startswith("I stopped: I could not write calc.py.\n")
     assert "declined" in final
-    assert "step 2 (Fix mean() in calc.py) is still in progress" in final
+    assert "step 2, 'Fix mean() in calc.py', is still in progress and the steps" in final
     assert "--approve-all" in final
 
 
@@ -164,7 +164,7 @@ async def test_a_failed_command_stops_the_plan_where_it_failed(tmp_path: Path) -
     assert "I stopped: `python test_calc.py` did not succeed." in said
     assert "> exit code 1" in said
     assert "AssertionError" in said  # the command's own output, quoted
-    assert "step 4 (Run the tests) is still in progress." in said
+    assert "step 4, 'Run the tests', is still in progress." in said
     assert "follow-ups" not in {u.get("plan", {}).get("planId") for u in client.plan_updates}
 
 

@@ -261,10 +261,10 @@ def stop_message(failure: Failure) -> str:
         quoted += "\n> ..."
     text = f"I stopped: {what}.\n{quoted}\n"
     if failure.step:
+        later = " and the steps after it were not started" if failure.step < len(STEPS) else ""
         text += (
-            f"plan-1 shows where I stopped: step {failure.step} "
-            f"({STEPS[failure.step - 1]}) is still in progress"
-            + (" and the steps after it were not started." if failure.step < len(STEPS) else ".")
+            f"The plan shows where I stopped: step {failure.step}, "
+            f"{STEPS[failure.step - 1]!r}, is still in progress{later}."
         )
     if "declined" in failure.content:
         text += "\nAllow writes and commands (in acpx: --approve-all) and ask me again."

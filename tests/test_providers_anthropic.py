@@ -5,14 +5,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import anthropic
+import httpx2
+import pytest
 from anthropic.types import MessageParam
 from pydantic import TypeAdapter
+from test_providers_compat import assert_client_sees_session
 from test_providers_openai import CAPS, CREATE, NOTE, Clocked, non_streamed_last
 from wire import Recorder, anthropic_client, message, message_stream
 
 from llm_plans import PlanSession, tools
 from llm_plans.providers import AnthropicStream
-from llm_plans.testing import RecordingSend
+from llm_plans.testing import Broken, RecordingSend, anthropic_events, sse
 
 
 async def test_round_trip() -> None:
@@ -107,3 +111,59 @@ async def test_truncated_tool_use_is_reported_as_cut_off() -> None:
     assert handled is not None
     assert "cut off" in handled["content"]
     assert "required" not in handled["content"]
+
+
+async def test_prefixed_tool_names_stream_and_keep_their_name() -> None:
+    body = message_stream([("toolu_1", "mcp__plans__create_plan", CREATE)])
+    send = RecordingSend()
+    session = PlanSession(send, session_id="s", client_capabilities=CAPS, stream_interval=0)
+    async with AnthropicStream(session) as adapter:
+        async for event in await anthropic_client(Recorder(body)).messages.create(
+            model="m", max_tokens=99, messages=[], stream=True
+        ):
+            await adapter.on_event(event)
+        [result] = await adapter.finish()
+    assert result["tool_use_id"] == "toolu_1"
+    assert result["is_error"] is False
+    assert list(session.plans) == ["plan-1"]
+    assert_client_sees_session(send, session)
+
+
+async def test_gateway_sends_the_whole_input_at_block_start() -> None:
+    events = anthropic_events([("toolu_1", "create_plan", CREATE)])
+    events = [e for e in events if e["type"] != "content_block_delta"]
+    events[1]["content_block"]["input"] = json.loads(CREATE)
+    send = RecordingSend()
+    session = PlanSession(send, session_id="s", client_capabilities=CAPS, stream_interval=0)
+    adapter = AnthropicStream(session)
+    async for event in await anthropic_client(Recorder(sse(events))).messages.create(
+        model="m", max_tokens=99, messages=[], stream=True
+    ):
+        await adapter.on_event(event)
+    [result] = adapter.results
+    assert result["is_error"] is False
+    assert_client_sees_session(send, session)
+
+
+async def test_broken_stream_rolls_back_and_the_retry_reuses_the_adapter() -> None:
+    calls = [("toolu_1", "create_plan", CREATE)]
+    http = Recorder(Broken(message_stream(calls, size=24), after=9), message_stream(calls))
+    client = anthropic_client(http)
+    send = RecordingSend()
+    session = PlanSession(send, session_id="s", client_capabilities=CAPS, stream_interval=0)
+    adapter = AnthropicStream(session)
+    with pytest.raises(httpx2.RemoteProtocolError):  # the SDK does not wrap it mid-stream
+        await consume(client, adapter)
+    assert send.updates[0]["sessionUpdate"] == "plan_update"  # a preview showed
+    await consume(client, adapter)  # message_start drops what the broken response left
+    [result] = await adapter.finish()
+    assert result["tool_use_id"] == "toolu_1"
+    assert list(session.plans) == ["plan-1"]
+    assert_client_sees_session(send, session)
+
+
+async def consume(client: anthropic.AsyncAnthropic, adapter: AnthropicStream) -> None:
+    async for event in await client.messages.create(
+        model="m", max_tokens=99, messages=[], stream=True
+    ):
+        await adapter.on_event(event)

@@ -4,6 +4,8 @@ and every plan notification against ACP's published JSON schema."""
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +16,7 @@ from agent_client import AGENT, CAPS, agent_env, run_prompt, sample_project
 from node_tools import ACPX, NODE_DIR, node_modules, validate_published
 from spec_shapes import check
 
+README = Path(__file__).resolve().parents[1] / "README.md"
 # The agent runs the whole scripted session; a slow CI machine gets generous room.
 TIMEOUT = 180
 
@@ -53,28 +56,30 @@ def test_typescript_sdk_rejects_the_documents_form(tmp_path: Path) -> None:
     assert not any(p in report["validated"] for p in plans)
 
 
-def test_acpx_shows_the_plan(tmp_path: Path) -> None:
+def readme_acpx_command() -> list[str]:
+    """README's acpx command, with this checkout and interpreter in place of its placeholders."""
+    blocks = re.findall(r"```bash\n(.*?)```", README.read_text(), flags=re.S)
+    (line,) = [b.strip() for b in blocks if b.strip().startswith("acpx ")]
+    words = shlex.split(line)
+    agent = words.index("--agent") + 1
+    program, script = shlex.split(words[agent])
+    assert program == "python"
+    words[agent] = f"{sys.executable} {script.replace('/path/to/llm_plans', str(AGENT.parents[1]))}"
+    return ["node", str(ACPX), *words[1:]]
+
+
+def test_acpx_runs_the_readme_command_as_written(tmp_path: Path) -> None:
+    """No terminal, no flags beyond the README's: the agent does the work and acpx exits 0."""
     node_modules()
     project = sample_project(tmp_path)
     home = tmp_path / "home"
     home.mkdir()
     env = {**agent_env(tmp_path / "data"), "HOME": str(home)}
-    agent = f"{sys.executable} {AGENT}"
     out = subprocess.run(
-        [
-            "node",
-            str(ACPX),
-            "--approve-all",
-            "--format",
-            "text",
-            "--cwd",
-            str(project),
-            "--agent",
-            agent,
-            "exec",
-            "Fix calc.mean",
-        ],
+        readme_acpx_command(),
         env=env,
+        cwd=project,
+        stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
@@ -86,6 +91,33 @@ def test_acpx_shows_the_plan(tmp_path: Path) -> None:
     assert "- [completed] Run the tests" in text
     assert "Document the empty-list error in the README" in text
     assert "sum(values) / len(values)" in (project / "calc.py").read_text()
+
+
+def test_acpx_approving_reads_only_gets_an_honest_stop(tmp_path: Path) -> None:
+    """The issue's run: `--approve-reads` without a terminal declines the first write; the
+    agent says so instead of claiming the fix, and acpx reports the refusal (exit code 5)."""
+    node_modules()
+    project = sample_project(tmp_path)
+    before = (project / "calc.py").read_text()
+    home = tmp_path / "home"
+    home.mkdir()
+    command = [w if w != "--approve-all" else "--approve-reads" for w in readme_acpx_command()]
+    out = subprocess.run(
+        command,
+        env={**agent_env(tmp_path / "data"), "HOME": str(home)},
+        cwd=project,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert out.returncode == 5  # acpx: permission denied
+    assert (project / "calc.py").read_text() == before
+    assert "I stopped: I could not write calc.py." in out.stdout
+    assert "- [completed] Fix mean() in calc.py" not in out.stdout
+    for claim in ("Fixed", "Tests pass", "Done"):
+        assert claim not in out.stdout
 
 
 @pytest.mark.parametrize("form", ["schema", "legacy"])

@@ -213,7 +213,7 @@ def chat_chunks(
 
 def _response(output: list[dict[str, Any]], status: str = "completed") -> dict[str, Any]:
     usage: dict[str, Any] = {"input_tokens": 50, "output_tokens": 20, "total_tokens": 70}
-    usage["input_tokens_details"] = {"cached_tokens": 0}
+    usage["input_tokens_details"] = {"cached_tokens": 0, "cache_write_tokens": 0}
     usage["output_tokens_details"] = {"reasoning_tokens": 0}
     return {
         "id": "resp_1",

@@ -1,0 +1,95 @@
+"""`llm_plans.testing` itself: what it builds is what the real SDKs parse and accept."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import httpx2
+import pytest
+from anthropic.types import Message, RawMessageStreamEvent
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
+from openai.types.responses import Response, ResponseStreamEvent
+from pydantic import TypeAdapter
+
+from llm_plans.testing import (
+    Broken,
+    FakeModelAPI,
+    anthropic_client,
+    anthropic_events,
+    anthropic_message,
+    chat_chunks,
+    chat_completion,
+    client_view,
+    openai_client,
+    responses_events,
+    responses_response,
+    sse,
+)
+
+CALLS = [("call_1", "create_plan", '{"type": "items", "entries": []}')]
+
+
+def test_payloads_validate_as_the_sdk_models() -> None:
+    ChatCompletion.model_validate(chat_completion(CALLS))
+    for chunk in chat_chunks(CALLS):
+        ChatCompletionChunk.model_validate(chunk)
+    Response.model_validate(responses_response(CALLS))
+    adapter: TypeAdapter[ResponseStreamEvent] = TypeAdapter(ResponseStreamEvent)
+    for event in responses_events(CALLS) + responses_events(CALLS, cut_at=5):
+        adapter.validate_python(event)
+    Message.model_validate(anthropic_message([("toolu_1", "create_plan", {"type": "items"})]))
+    stream: TypeAdapter[RawMessageStreamEvent] = TypeAdapter(RawMessageStreamEvent)
+    for event in anthropic_events(CALLS):
+        stream.validate_python(event)
+
+
+def test_sse_framing() -> None:
+    assert sse([{"object": "chat.completion.chunk"}]).endswith(b"data: [DONE]\n\n")
+    named = sse([{"type": "message_stop"}])
+    assert named == b'event: message_stop\ndata: {"type": "message_stop"}\n\n'
+
+
+async def test_fake_api_serves_in_order_and_records_requests() -> None:
+    api = FakeModelAPI(chat_completion(CALLS), sse(chat_chunks(CALLS)))
+    client = openai_client(api)
+    response = await client.chat.completions.create(model="m", messages=[])
+    assert (response.choices[0].message.tool_calls or [])[0].id == "call_1"
+    chunks = [
+        c async for c in await client.chat.completions.create(model="m", messages=[], stream=True)
+    ]
+    assert len(chunks) == len(chat_chunks(CALLS))
+    assert [r["stream"] for r in api.requests if "stream" in r] == [True]
+
+
+async def test_broken_stream_fails_after_the_events_it_serves() -> None:
+    api = FakeModelAPI(Broken(sse(anthropic_events(CALLS)), after=2))
+    seen: list[str] = []
+
+    async def consume() -> None:
+        async for event in await anthropic_client(api).messages.create(
+            model="m", max_tokens=9, messages=[], stream=True
+        ):
+            seen.append(event.type)
+
+    with pytest.raises(httpx2.RemoteProtocolError):
+        await consume()
+    assert seen == ["message_start", "content_block_start"]
+
+
+def test_client_view_follows_updates_in_either_id_form() -> None:
+    plan = {"type": "markdown", "content": "x"}
+    updates = [
+        {"sessionUpdate": "plan_update", "plan": {**plan, "planId": "a"}},
+        {"sessionUpdate": "plan_update", "plan": {**plan, "id": "b"}},
+        {"sessionUpdate": "plan_removed", "planId": "a"},
+    ]
+    assert client_view(updates) == {"b": {"id": "b", **plan}}
+
+
+def test_importing_needs_no_optional_package() -> None:
+    code = (
+        "import sys; sys.modules.update(openai=None, anthropic=None, httpx2=None)\n"
+        "import llm_plans.testing, llm_plans.providers"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

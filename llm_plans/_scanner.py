@@ -29,6 +29,10 @@ _MAX_DEPTH = 64
 """Plan arguments nest four levels deep; 64 is far beyond any real call and below jiter's own
 limit (about 200), so deep nesting is one clear failure rather than jiter's."""
 
+_MERGE = 32
+"""Streamed fragments are often a few characters long: every 32 kept are joined into one, so
+the text kept for a long piece costs about its own size, not an object per fragment."""
+
 # Where the scan stands in the grammar of the arguments object.
 _OPEN = 0  # before its `{`
 _FIRST_KEY = 1  # after `{`: a key or `}`
@@ -58,21 +62,32 @@ class _Fragments:
 
     def __init__(self) -> None:
         self._parts: deque[tuple[int, str]] = deque()
+        self._loose = 0
+        """How many of the last parts are fragments as fed, not yet merged."""
         self.end = 0
         """The offset just after the text fed so far."""
 
     def append(self, fragment: str) -> None:
-        self._parts.append((self.end, fragment))
+        parts = self._parts
+        parts.append((self.end, fragment))
         self.end += len(fragment)
+        self._loose += 1
+        if self._loose == _MERGE:
+            # Each character is merged once at most: merged parts are never merged again.
+            loose = [parts.pop() for _ in range(_MERGE)][::-1]
+            parts.append((loose[0][0], "".join(part for _, part in loose)))
+            self._loose = 0
 
     def drop(self, offset: int) -> None:
         """Forget the fragments that end at or before `offset`."""
         parts = self._parts
         while parts and parts[0][0] + len(parts[0][1]) <= offset:
             parts.popleft()
+        self._loose = min(self._loose, len(parts))
 
     def clear(self) -> None:
         self._parts.clear()
+        self._loose = 0
 
     def cut(self, start: int, stop: int) -> str:
         """The text from `start` to `stop`; everything before `start` has been dropped."""

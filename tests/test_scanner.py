@@ -353,6 +353,14 @@ def test_decoded_text_is_not_kept() -> None:
     assert sum(len(part) for _, part in scanner._fragments._parts) <= 200
 
 
+def test_an_open_value_is_kept_in_few_parts() -> None:
+    text = '{"content": "' + "x\\n" * 50_000
+    scanner = scan([text[start : start + 3] for start in range(0, len(text), 3)])
+    assert scanner.final() == {"content": "x\n" * 49_999 + "x"}
+    scanner = scan([text[start : start + 3] for start in range(0, len(text), 3)])
+    assert len(scanner._fragments._parts) < len(text) / 3 / 16
+
+
 def markdown_arguments(lines: int) -> str:
     body = "\n".join(
         f'{n}. A "step" with C:\\path\\to\\file, é and 😀\tdone {"x" * (n % 50)}'

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
@@ -69,3 +71,77 @@ class CallFeeder:
         for call_id in started:
             if self._session.is_streaming(call_id):
                 await self._session.abort(call_id)
+
+
+# How long a tool waits for a stream consumer that is behind the run to reach the end of the
+# call's arguments. Consumers handle events in microseconds; past this, one is not consuming.
+CONSUMER_WAIT = 2.0
+
+
+class SharedCalls:
+    """Streamed calls shared by a framework's stream consumer and its tool runner.
+
+    For frameworks that run tools while the user's code may still be reading the stream (the
+    OpenAI Agents SDK, the Claude Agent SDK): the tool waits briefly for the consumer to reach
+    the end of its call's arguments, then finishes the streamed call; a call the tool applied
+    before the consumer saw it is left alone by the consumer.
+    """
+
+    def __init__(self, session: PlanSession) -> None:
+        self.session = session
+        self.previewing = False
+        """A consumer feeds this session; set by the framework's previews object."""
+        self._feeder = CallFeeder(session)
+        self._calls: dict[Hashable, str] = {}  # stream key -> call id
+        self._done: dict[str, asyncio.Event] = {}  # call id -> its arguments are complete
+        self._settled: set[str] = set()  # call ids the tools applied before the stream showed them
+
+    async def start(self, key: Hashable, call_id: str, name: str) -> None:
+        if self.session.plan_tool(name) is None:
+            return
+        if call_id in self._settled:
+            self._settled.discard(call_id)  # already applied: no previews for it
+            return
+        self._calls[key] = call_id
+        self._done[call_id] = asyncio.Event()
+        await self._feeder.start(key, call_id, name)
+
+    async def feed(self, key: Hashable, fragment: str) -> None:
+        await self._feeder.feed(key, fragment)
+
+    def done(self, key: Hashable) -> None:
+        """The call under `key` has all its arguments."""
+        event = self._done.get(self._calls.get(key, ""))
+        if event is not None:
+            event.set()
+
+    async def reset(self) -> None:
+        """A new response: calls of an earlier one that never ran are aborted."""
+        await self._feeder.reset()
+        self._calls.clear()
+        self._done = {c: e for c, e in self._done.items() if self.session.is_streaming(c)}
+
+    async def run(self, call_id: str | None, name: str, arguments: Any) -> ToolResult:
+        """Apply a call the framework runs: finish it if streamed, else apply `arguments`."""
+        done = self._done.pop(call_id, None) if call_id is not None else None
+        if done is not None and self.session.is_streaming(call_id or ""):
+            try:
+                await asyncio.wait_for(done.wait(), CONSUMER_WAIT)
+            except asyncio.TimeoutError:
+                await self.session.abort(call_id or "")  # no consumer: apply the run's copy
+        elif done is None and call_id is not None and self.previewing:
+            self._settled.add(call_id)
+        return await run_call(self.session, call_id, name, arguments)
+
+
+_SHARED: weakref.WeakKeyDictionary[PlanSession, dict[str, SharedCalls]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def shared_calls(session: PlanSession, framework: str) -> SharedCalls:
+    """The one `SharedCalls` of `session` for `framework`, made on first use."""
+    per_session = _SHARED.setdefault(session, {})
+    if framework not in per_session:
+        per_session[framework] = SharedCalls(session)
+    return per_session[framework]

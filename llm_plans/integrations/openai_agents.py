@@ -21,31 +21,26 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
-import weakref
 from typing import Any
 
 from agents import FunctionTool
 from agents.tool_context import ToolContext
 
 from .. import tools
-from .._feedback import ToolResult
 from .._session import PlanSession
-from ._calls import CallFeeder, run_call
+from ._calls import shared_calls
 
 __all__ = ["PlanPreviews", "plan_tools"]
 
-# How long a tool waits for a stream consumer that is behind the run to reach the end of the
-# call's arguments. Consumers handle events in microseconds; past this, one is not consuming.
-CONSUMER_WAIT = 2.0
+_FRAMEWORK = "openai-agents"
 
 
 def plan_tools(session: PlanSession) -> list[FunctionTool]:
     """The three plan tools as strict `FunctionTool`s running on `session`."""
-    coordinator = _coordinator(session)
+    calls = shared_calls(session, _FRAMEWORK)
 
     async def invoke(context: ToolContext[Any], arguments: str) -> str:
-        result = await coordinator.run(context.tool_call_id, context.tool_name, arguments)
+        result = await calls.run(context.tool_call_id, context.tool_name, arguments)
         return result.content
 
     return [
@@ -64,69 +59,25 @@ class PlanPreviews:
     """Streams plan steps to the client from `Runner.run_streamed(...).stream_events()`."""
 
     def __init__(self, session: PlanSession) -> None:
-        self._coordinator = _coordinator(session)
-        self._coordinator.previewing = True
+        self._calls = shared_calls(session, _FRAMEWORK)
+        self._calls.previewing = True
 
     async def on_event(self, event: Any) -> None:
         """Take one stream event as the run yields it (others than raw responses are ignored)."""
-        if getattr(event, "type", None) == "raw_response_event":
-            await self._coordinator.on_raw(event.data)
-
-
-class _Coordinator:
-    """What the tools and the previews of one session share: which calls the stream showed."""
-
-    def __init__(self, session: PlanSession) -> None:
-        self.session = session
-        self._feeder = CallFeeder(session)
-        self._item_calls: dict[str, str] = {}  # stream item id -> call id
-        self._done: dict[str, asyncio.Event] = {}  # call id -> its arguments are complete
-        self._settled: set[str] = set()  # call ids the tools applied before the stream showed them
-        self.previewing = False
-
-    async def on_raw(self, data: Any) -> None:
+        if getattr(event, "type", None) != "raw_response_event":
+            return
+        data = event.data
         kind = getattr(data, "type", None)
         if kind == "response.created":
-            await self._feeder.reset()  # calls of an earlier response that never ran
-            self._item_calls.clear()
-            self._done = {c: e for c, e in self._done.items() if self.session.is_streaming(c)}
+            await self._calls.reset()
         elif kind == "response.output_item.added":
             item = data.item
-            if getattr(item, "type", None) != "function_call":
-                return
-            if item.call_id in self._settled:
-                self._settled.discard(item.call_id)  # already applied: no previews for it
-                return
-            self._item_calls[item.id] = item.call_id
-            self._done[item.call_id] = asyncio.Event()
-            await self._feeder.start(item.id, item.call_id, item.name)
-            await self._feeder.feed(item.id, item.arguments or "")
+            if getattr(item, "type", None) == "function_call":
+                await self._calls.start(item.id, item.call_id, item.name)
+                await self._calls.feed(item.id, item.arguments or "")
         elif kind == "response.function_call_arguments.delta":
-            await self._feeder.feed(data.item_id, data.delta)
-        elif kind in ("response.function_call_arguments.done", "response.output_item.done"):
-            item_id = data.item_id if kind.endswith("arguments.done") else data.item.id
-            call_id = self._item_calls.get(item_id)
-            if call_id is not None and call_id in self._done:
-                self._done[call_id].set()
-
-    async def run(self, call_id: str, name: str, arguments: str) -> ToolResult:
-        done = self._done.get(call_id)
-        if done is not None and self.session.is_streaming(call_id):
-            try:
-                await asyncio.wait_for(done.wait(), CONSUMER_WAIT)
-            except asyncio.TimeoutError:
-                await self.session.abort(call_id)  # the consumer stopped: apply what the run has
-        elif done is None and self.previewing:
-            self._settled.add(call_id)
-        self._done.pop(call_id, None)
-        return await run_call(self.session, call_id, name, arguments)
-
-
-_COORDINATORS: weakref.WeakKeyDictionary[PlanSession, _Coordinator] = weakref.WeakKeyDictionary()
-
-
-def _coordinator(session: PlanSession) -> _Coordinator:
-    coordinator = _COORDINATORS.get(session)
-    if coordinator is None:
-        coordinator = _COORDINATORS[session] = _Coordinator(session)
-    return coordinator
+            await self._calls.feed(data.item_id, data.delta)
+        elif kind == "response.function_call_arguments.done":
+            self._calls.done(data.item_id)
+        elif kind == "response.output_item.done":
+            self._calls.done(data.item.id)

@@ -1,0 +1,181 @@
+"""The plan tools for the Claude Agent SDK, as an in-process MCP server: `plan_server(session)`.
+
+Install with `pip install "llm-plans[claude-agent-sdk]"`.
+
+    options = ClaudeAgentOptions(
+        mcp_servers={"plans": plan_server(session)},
+        allowed_tools=plan_tool_names(),  # run without asking: they only touch the plan view
+        disallowed_tools=list(BUILTIN_PLAN_TOOLS),  # so the model plans with these instead
+        include_partial_messages=True,  # for live previews, with PlanPreviews
+    )
+
+- Claude Code names an MCP server's tools `mcp__<key>__<tool>`; `plan_tool_names(key)` lists
+  them (`PLAN_TOOL_NAMES` for the key "plans"). A session resolves those names when its
+  `tool_prefixes` include `mcp__<key>__` (the default covers "plans"): `plan_server` checks.
+- Claude Code's own planning tools compete with these: `BUILTIN_PLAN_TOOLS` (`TodoWrite`, and
+  the task list tools `TaskCreate`, `TaskGet`, `TaskList`, `TaskUpdate`) belong in
+  `disallowed_tools`. (`Task`, an old name of the subagent tool `Agent`, is not one of them.)
+- Claude Code may defer MCP tools behind its tool search, so the model would not see them
+  until it searched. Every plan tool is listed with `_meta` `anthropic/alwaysLoad: true`,
+  which keeps it in the prompt; setting `ENABLE_TOOL_SEARCH=false` in
+  `ClaudeAgentOptions(env=...)` turns tool search off altogether.
+- The model's arguments reach the session as sent (this server does no schema validation of
+  its own), so repairs apply; a rejected call is a result with `isError: true` whose text is
+  llm_plans' rejection; successful calls have `isError: false`.
+- Live previews: with `include_partial_messages=True`, pass every message the client yields
+  to `PlanPreviews(session).on_message`. Claude Code tells the server which `tool_use` each
+  call is (`_meta` `claudecode/toolUseId`), so the streamed call is finished, not applied
+  twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import mcp.types
+from claude_agent_sdk import McpSdkServerConfig
+from mcp.server import Server
+
+from .. import tools
+from .._errors import ConfigurationError
+from .._session import PlanSession
+from ._calls import SharedCalls, shared_calls
+
+__all__ = [
+    "BUILTIN_PLAN_TOOLS",
+    "PLAN_TOOL_NAMES",
+    "PlanPreviews",
+    "plan_server",
+    "plan_tool_names",
+]
+
+_FRAMEWORK = "claude-agent-sdk"
+_TOOL_USE_ID = "claudecode/toolUseId"
+
+BUILTIN_PLAN_TOOLS: tuple[str, ...] = (
+    "TodoWrite",
+    "TaskCreate",
+    "TaskGet",
+    "TaskList",
+    "TaskUpdate",
+)
+"""Claude Code's built-in planning tools, for `ClaudeAgentOptions(disallowed_tools=...)`."""
+
+
+def plan_tool_names(key: str = "plans") -> list[str]:
+    """The names the model sees for the plan tools of a server registered under `key`."""
+    return [f"mcp__{key}__{name}" for name in tools.NAMES]
+
+
+PLAN_TOOL_NAMES: tuple[str, ...] = tuple(plan_tool_names())
+"""`mcp__plans__create_plan`, `mcp__plans__update_plan`, `mcp__plans__remove_plan`."""
+
+
+def plan_server(session: PlanSession, *, key: str = "plans") -> McpSdkServerConfig:
+    """An in-process MCP server with the plan tools, for `mcp_servers={key: ...}`.
+
+    Example:
+        options = ClaudeAgentOptions(mcp_servers={"plans": plan_server(session)})
+    """
+    if session.plan_tool(plan_tool_names(key)[0]) is None:
+        raise ConfigurationError(
+            f'the session does not recognise the tool names of a server under "{key}" '
+            f"({plan_tool_names(key)[0]}, ...): create it with "
+            f'PlanSession(..., tool_prefixes=("", "mcp__{key}__"))'
+        )
+    calls = shared_calls(session, _FRAMEWORK)
+    listed = [
+        mcp.types.Tool.model_validate(
+            {
+                "name": name,
+                "description": tools.description(name),
+                "inputSchema": tools.schema(name),
+                "_meta": {"anthropic/alwaysLoad": True},
+            }
+        )
+        for name in tools.NAMES
+    ]
+
+    async def call(name: str, arguments: Any, meta: Any) -> mcp.types.CallToolResult:
+        result = await calls.run(_tool_use_id(meta), name, arguments)
+        return mcp.types.CallToolResult.model_validate(
+            {"content": [{"type": "text", "text": result.content}], "isError": not result.ok}
+        )
+
+    return McpSdkServerConfig(type="sdk", name=key, instance=_server(key, listed, call))
+
+
+class PlanPreviews:
+    """Streams plan steps to the client from the SDK's partial messages (`StreamEvent`s)."""
+
+    def __init__(self, session: PlanSession) -> None:
+        self._calls: SharedCalls = shared_calls(session, _FRAMEWORK)
+        self._calls.previewing = True
+
+    async def on_message(self, message: Any) -> None:
+        """Take one message as `query()` or `ClaudeSDKClient` yields it; others are ignored."""
+        event = getattr(message, "event", None)
+        if not isinstance(event, Mapping):
+            return
+        # Subagents stream too: their blocks are told apart by the tool use they run under.
+        scope = getattr(message, "parent_tool_use_id", None)
+        kind = event.get("type")
+        if kind == "message_start":
+            if scope is None:
+                await self._calls.reset()
+        elif kind == "content_block_start":
+            block = event.get("content_block") or {}
+            if block.get("type") == "tool_use":
+                key = (scope, event.get("index"))
+                await self._calls.start(key, str(block.get("id")), str(block.get("name")))
+        elif kind == "content_block_delta":
+            delta = event.get("delta") or {}
+            if delta.get("type") == "input_json_delta":
+                await self._calls.feed((scope, event.get("index")), delta.get("partial_json", ""))
+        elif kind == "content_block_stop":
+            self._calls.done((scope, event.get("index")))
+
+
+def _tool_use_id(meta: Any) -> str | None:
+    if meta is None:
+        return None
+    if not isinstance(meta, Mapping):  # mcp 1.x: a model that keeps unknown keys as extras
+        meta = meta.model_dump(by_alias=True)
+    value = meta.get(_TOOL_USE_ID)
+    return value if isinstance(value, str) else None
+
+
+# mcp 2 takes handlers in the constructor, mcp 1 by decorators; only one is installed, so a
+# type checker sees the other's calls as errors: the server class is erased to Any here.
+_Server: Any = Server
+
+
+def _server(name: str, listed: list[mcp.types.Tool], call: Any) -> Any:
+    if hasattr(mcp.types, "jsonrpc_message_adapter"):  # mcp 2, as the Claude Agent SDK tells
+
+        async def on_list_tools(ctx: Any, params: Any) -> mcp.types.ListToolsResult:
+            return mcp.types.ListToolsResult(tools=listed)
+
+        async def on_call_tool(ctx: Any, params: Any) -> mcp.types.CallToolResult:
+            result: mcp.types.CallToolResult = await call(
+                params.name, params.arguments or {}, params.meta
+            )
+            return result
+
+        return _Server(name, on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+
+    server = _Server(name)
+
+    async def list_tools() -> list[mcp.types.Tool]:
+        return listed
+
+    async def call_tool(tool: str, arguments: dict[str, Any]) -> mcp.types.CallToolResult:
+        context = server.request_context
+        result: mcp.types.CallToolResult = await call(tool, arguments, context.meta)
+        return result
+
+    server.list_tools()(list_tools)
+    # The session validates (after repairing): mcp's own schema check would refuse first.
+    server.call_tool(validate_input=False)(call_tool)
+    return server

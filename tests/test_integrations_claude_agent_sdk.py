@@ -1,0 +1,200 @@
+"""`llm_plans.integrations.claude_agent_sdk`: the plan tools as an in-process MCP server.
+
+The server is driven through the `mcp` package's own client, connected in-process: the same
+`tools/list` and `tools/call` requests Claude Code sends through the SDK's bridge, with the
+`_meta` Claude Code adds.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from claude_agent_sdk import StreamEvent
+from mcp import Client
+from mcp.types import CallToolResult
+from wire import chunks
+
+from llm_plans import ConfigurationError, PlanSession, tools
+from llm_plans.integrations.claude_agent_sdk import (
+    BUILTIN_PLAN_TOOLS,
+    PLAN_TOOL_NAMES,
+    PlanPreviews,
+    plan_server,
+    plan_tool_names,
+)
+from llm_plans.testing import RecordingSend
+
+CREATE = {
+    "type": "items",
+    "entries": [
+        {"content": "Reproduce", "status": "in_progress"},
+        {"content": "Fix", "priority": "high"},
+        {"content": "Test"},
+    ],
+}
+UPDATE = {"id": "plan-1", "changes": [{"step": 1, "status": "completed"}]}
+
+
+@pytest.fixture
+def session(send: RecordingSend) -> PlanSession:
+    return PlanSession(send, session_id="s", client_capabilities={"plan": {}}, stream_interval=0)
+
+
+def connect(session: PlanSession) -> Client:
+    """An MCP client of the session's plan server (entered in the test's own task, as anyio
+    requires)."""
+    return Client(plan_server(session)["instance"])
+
+
+def text(result: CallToolResult) -> str:
+    [block] = result.content
+    assert block.type == "text"
+    return str(block.text)
+
+
+async def call(client: Client, name: str, args: dict[str, Any], use_id: str) -> CallToolResult:
+    return await client.call_tool(name, args, meta={"claudecode/toolUseId": use_id})
+
+
+def event(payload: dict[str, Any]) -> StreamEvent:
+    return StreamEvent(uuid="u", session_id="cc", event=payload)
+
+
+def tool_use_stream(index: int, use_id: str, name: str, arguments: str) -> list[StreamEvent]:
+    block = {"type": "tool_use", "id": use_id, "name": name, "input": {}}
+    events = [event({"type": "content_block_start", "index": index, "content_block": block})]
+    events += [
+        event(
+            {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": "input_json_delta", "partial_json": part},
+            }
+        )
+        for part in chunks(arguments, 7)
+    ]
+    return [*events, event({"type": "content_block_stop", "index": index})]
+
+
+def test_the_names_the_model_sees() -> None:
+    assert PLAN_TOOL_NAMES == (
+        "mcp__plans__create_plan",
+        "mcp__plans__update_plan",
+        "mcp__plans__remove_plan",
+    )
+    assert plan_tool_names("work")[0] == "mcp__work__create_plan"
+    assert "TodoWrite" in BUILTIN_PLAN_TOOLS
+
+
+async def test_tools_are_listed_with_llm_plans_schemas_and_always_loaded(
+    session: PlanSession,
+) -> None:
+    async with connect(session) as client:
+        listed = (await client.list_tools()).tools
+        assert [t.name for t in listed] == list(tools.NAMES)
+        for tool in listed:
+            assert tool.input_schema == tools.schema(tool.name)
+            assert tool.description == tools.description(tool.name)
+            assert tool.meta == {"anthropic/alwaysLoad": True}
+
+
+async def test_create_update_remove(session: PlanSession, send: RecordingSend) -> None:
+    async with connect(session) as client:
+        created = await call(client, "create_plan", CREATE, "toolu_1")
+        updated = await call(client, "update_plan", UPDATE, "toolu_2")
+        removed = await call(client, "remove_plan", {"id": "plan-1"}, "toolu_3")
+        assert [r.is_error for r in (created, updated, removed)] == [False] * 3
+        assert text(created).startswith('Created plan "plan-1"')
+        assert [u["sessionUpdate"] for u in send.updates] == ["plan_update"] * 2 + ["plan_removed"]
+        assert send.updates[1]["plan"]["entries"][0]["status"] == "completed"
+        assert session.plans == {}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        ({"id": "nope", "changes": [{"step": 1, "status": "completed"}]}, '"nope"'),
+        ({"id": "plan-1", "changes": [{"step": 1, "status": "blocked"}]}, '"blocked"'),
+        ({"id": "plan-1", "changes": '[{"step": 1, "sta'}, "changes"),
+        ({"id": "plan-1", "changes": [{"step": "first"}]}, '"first"'),
+    ],
+)
+async def test_invalid_calls_are_error_results(
+    session: PlanSession,
+    send: RecordingSend,
+    arguments: dict[str, Any],
+    named: str,
+) -> None:
+    async with connect(session) as client:
+        await call(client, "create_plan", CREATE, "toolu_1")
+        result = await call(client, "update_plan", arguments, "toolu_2")
+        assert result.is_error is True
+        assert text(result) == (await session.call("update_plan", arguments)).content
+        assert named in text(result)
+        assert len(send.updates) == 1  # nothing sent for the invalid call
+        again = await call(client, "update_plan", UPDATE, "toolu_3")  # the model can go on
+        assert again.is_error is False
+
+
+async def test_repairs_apply(session: PlanSession) -> None:
+    async with connect(session) as client:
+        entries_as_text = {**CREATE, "entries": json.dumps(CREATE["entries"])}
+        result = await call(client, "create_plan", entries_as_text, "toolu_1")
+        assert result.is_error is False
+        assert len(session.plans["plan-1"].entries) == 3
+
+
+async def test_live_previews_apply_each_call_once(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    async with connect(session) as client:
+        previews = PlanPreviews(session)
+        await previews.on_message(event({"type": "message_start", "message": {}}))
+        for message in tool_use_stream(1, "toolu_1", "mcp__plans__create_plan", json.dumps(CREATE)):
+            await previews.on_message(message)
+        assert [len(u["plan"]["entries"]) for u in send.updates][:2] == [1, 2]
+        assert session.is_streaming("toolu_1")
+        result = await call(client, "create_plan", CREATE, "toolu_1")
+        assert result.is_error is False
+        assert list(session.plans) == ["plan-1"]  # one plan: finished, not applied again
+        assert not session.is_streaming("toolu_1")
+
+
+async def test_a_call_run_before_the_consumer_saw_it_is_not_previewed_later(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    async with connect(session) as client:
+        previews = PlanPreviews(session)
+        await call(client, "create_plan", CREATE, "toolu_1")  # the consumer lags behind
+        for message in tool_use_stream(0, "toolu_1", "mcp__plans__create_plan", json.dumps(CREATE)):
+            await previews.on_message(message)
+        assert list(session.plans) == ["plan-1"]
+        assert not session.is_streaming("toolu_1")
+        assert len(send.updates) == 1
+
+
+async def test_a_streamed_call_the_tool_never_ran_is_rolled_back_on_the_next_message(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    previews = PlanPreviews(session)
+    for message in tool_use_stream(0, "toolu_1", "mcp__plans__create_plan", json.dumps(CREATE)):
+        await previews.on_message(message)
+    await previews.on_message(event({"type": "message_start", "message": {}}))
+    assert not session.is_streaming("toolu_1")
+    assert send.updates[-1] == {"sessionUpdate": "plan_removed", "planId": "plan-1"}
+
+
+async def test_handle_understands_the_prefixed_names(session: PlanSession) -> None:
+    use = {"type": "tool_use", "id": "toolu_1", "name": "mcp__plans__create_plan", "input": CREATE}
+    result = await session.handle(use)
+    assert result is not None
+    assert result["is_error"] is False
+
+
+def test_another_server_key_needs_its_prefix(send: RecordingSend) -> None:
+    with pytest.raises(ConfigurationError, match="mcp__work__"):
+        plan_server(PlanSession(send, session_id="s"), key="work")
+    session = PlanSession(send, session_id="s", tool_prefixes=("", "mcp__work__"))
+    assert plan_server(session, key="work")["name"] == "work"

@@ -358,3 +358,24 @@ async def test_following_one_choice() -> None:
     assert [r["tool_call_id"] for r in plans.results] == ["call_b"]
     assert list(session.plans) == ["notes"]
     assert_client_sees_session(send, session)
+
+
+async def test_a_name_repeated_on_an_empty_delta_is_not_a_call() -> None:
+    chunks = chat_chunks([("call_1", "create_plan", CREATE)])
+    echo = {"index": 0, "id": "", "function": {"name": "create_plan", "arguments": ""}}
+    chunks.insert(-1, chat_chunk({"tool_calls": [echo]}))
+    session, send = new_session()
+    plans = await chat_stream(session, chunks)
+    assert [r["tool_call_id"] for r in plans.results] == ["call_1"]
+    assert_client_sees_session(send, session)
+
+
+async def test_calls_without_ids_at_one_index_streamed_in_fragments() -> None:
+    chunks = chat_chunks([("", "create_plan", CREATE), ("", "create_plan", NOTE)])
+    for chunk in chunks[1:-1]:
+        del tool_delta(chunk)["index"]
+    session, send = new_session()
+    plans = await chat_stream(session, chunks)
+    assert [r["tool_call_id"] for r in plans.results] == ["", ""]
+    assert list(session.plans) == ["plan-1", "notes"]
+    assert_client_sees_session(send, session)

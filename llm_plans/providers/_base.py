@@ -61,13 +61,18 @@ class StreamedCall:
     """Complete arguments the provider reported (a done event, dict arguments), if any."""
     parts: list[str] = field(default_factory=list)
     done: bool = False
+    tentative: bool = False
+    """Started only once arguments come (see `StreamAdapter._start`)."""
 
     def is_complete_json(self) -> bool:
         """The arguments so far already form a whole JSON value (so more text is a new call)."""
         if self.final is not None:
             return True
+        text = "".join(self.parts)
+        if not text.rstrip().endswith(("}", "]")):
+            return False  # cheap, as this runs for every named delta of servers that repeat names
         try:
-            json.loads("".join(self.parts))
+            json.loads(text)
         except ValueError:
             return False
         return True
@@ -114,7 +119,7 @@ class StreamAdapter:
         previews on the client; the provider ids of the calls dropped."""
         dropped = []
         for call in self._calls:
-            if call.tool is not None and not call.done:
+            if call.session_id and not call.done:
                 call.done = True
                 if await self._session.abort(call.session_id):
                     dropped.append(call.provider_id or "")
@@ -147,20 +152,29 @@ class StreamAdapter:
         self._truncated.clear()
         self.truncated = False
 
-    async def _start(self, provider_id: str | None, name: str, group: Any = None) -> StreamedCall:
-        """Track a new call; a plan call also starts in the session once its name is known."""
-        call = StreamedCall(provider_id, name, None, group=group)
+    async def _start(
+        self, provider_id: str | None, name: str, group: Any = None, *, tentative: bool = False
+    ) -> StreamedCall:
+        """Track a new call; a plan call also starts in the session once its name is known.
+
+        A tentative call starts only once arguments come: a server may repeat a finished
+        call's name on an empty delta, which must not become a call of its own.
+        """
+        call = StreamedCall(provider_id, name, None, group=group, tentative=tentative)
         self._calls.append(call)
         await self._name(call, name)
         return call
 
     async def _name(self, call: StreamedCall, name: Any) -> None:
         """Give a call its tool name (some servers send it after the id); starts plan calls."""
-        if call.session_id or not isinstance(name, str) or not name:
+        if call.tool is not None or not isinstance(name, str) or not name:
             return
         call.name = name
         call.tool = self._session.plan_tool(name)
-        if call.tool is None:
+        await self._open(call)
+
+    async def _open(self, call: StreamedCall) -> None:
+        if call.tool is None or call.session_id or call.tentative:
             return
         self._count += 1
         call.session_id = f"{call.provider_id}@{self._serial}.{self._response}.{self._count}"
@@ -170,21 +184,27 @@ class StreamAdapter:
 
     async def _feed(self, call: StreamedCall, fragment: Any) -> None:
         """More arguments: text is fed; an object is the complete arguments so far."""
-        if call.done:
+        if call.done or not isinstance(fragment, (Mapping, str)):
             return
+        if fragment and call.tentative:
+            call.tentative = False
+            await self._open(call)
         if isinstance(fragment, Mapping):
             call.final = fragment  # given to `finish`: objects cannot be fed as fragments
-        elif isinstance(fragment, str) and fragment:
+        elif fragment:
             call.parts.append(fragment)
             if call.session_id:
-                await self._session.feed(call.session_id, call.name, fragment)
+                await self._session.feed(call.session_id, call.tool or call.name, fragment)
 
     async def _finish(self, call: StreamedCall, arguments: Arguments = None) -> None:
         """Finish one call: arguments, when given, are its complete final arguments."""
         if arguments is not None:
             call.final = arguments
-        if call.done or call.tool is None:
-            call.done = True
+        if arguments and call.tentative:
+            call.tentative = False
+            await self._open(call)
+        if call.done or not call.session_id:
+            call.done = True  # another tool's call, or a repeated name that never got arguments
             return
         call.done = True
         truncated = self._truncated.get(call.group, False)

@@ -81,7 +81,8 @@ class OpenAIChatStream(StreamAdapter):
         elif get(event, "object") != "chat.completion.chunk" and get(event, "type") is not None:
             return  # another of the stream helper's events
         chunk_id = get(event, "id")
-        if chunk_id and self._chunk_id and chunk_id != self._chunk_id and self._all_finished():
+        fresh = chunk_id and self._chunk_id and chunk_id != self._chunk_id
+        if fresh and get(event, "choices") and self._all_finished():
             await self._new_response()  # one adapter reused for the next response
         self._chunk_id = chunk_id or self._chunk_id
         for choice in get(event, "choices") or []:
@@ -106,15 +107,18 @@ class OpenAIChatStream(StreamAdapter):
         call = calls.by_id.get(call_id) if call_id else calls.by_index.get(index)
         if call is None and not call_id and not name:
             call = calls.latest  # an index that changed after the first delta (SGLang)
-        if call is not None and name and (call.done or call.is_complete_json()):
-            call = None  # a whole call sent again under the same key: a new call
-        if call is None:
-            call = await self._start(call_id if isinstance(call_id, str) else None, "", choice)
+        arguments = get(function, "arguments")
+        # A name under the key of a complete call, with no id to tell them apart, is the next
+        # call (Gemini's "" ids); tentative, as a server may just be repeating the name.
+        again = call is not None and name and not call_id and call.is_complete_json()
+        if call is None or again:
+            provider_id = call_id if isinstance(call_id, str) else None
+            call = await self._start(provider_id, "", choice, tentative=bool(again))
             if call_id:
                 calls.by_id[call_id] = call
         calls.by_index[index] = calls.latest = call
         await self._name(call, name)
-        await self._feed(call, get(function, "arguments"))
+        await self._feed(call, arguments)
 
 
 class OpenAIResponsesStream(StreamAdapter):

@@ -5,7 +5,8 @@ with `ok=False` for the model to read. Only misuse of the library raises::
 
     LLMPlansError
      ├── ConfigurationError   a session or helper was set up wrongly
-     └── StreamError          feed/finish called out of order for a streamed call
+     ├── StreamError          feed/finish called out of order for a streamed call
+     └── ReentrancyError      a session called from inside its own send or on_commit
 """
 
 from __future__ import annotations
@@ -21,3 +22,8 @@ class ConfigurationError(LLMPlansError, ValueError):
 
 class StreamError(LLMPlansError, RuntimeError):
     """A streamed tool call was fed or finished out of order."""
+
+
+class ReentrancyError(LLMPlansError, RuntimeError):
+    """A session's method was called from inside its own `send` or `on_commit`, where it
+    would wait for itself."""

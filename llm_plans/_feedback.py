@@ -9,7 +9,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ._models import ItemsPlan, Plan
+from ._book import Stored
+from ._registry import TOOLS
 
 _UNSET: Any = object()
 CUT_OFF = (
@@ -22,6 +23,10 @@ _MAX_SHOWN = 120
 # Results list every step of plans up to this long; a longer one shows the steps in focus.
 MAX_LISTED_STEPS = 40
 _NEXT_PENDING = 3
+# Step texts quoted in update results are cut to this: the model wrote them and needs a cue,
+# and the result of a status change must stay small however long the steps are.
+_MAX_BRIEF = 60
+_MAX_CHANGES_LISTED = 10
 
 
 @dataclass(frozen=True)
@@ -123,11 +128,20 @@ class ToolResult:
     """The tool result for the model."""
     tool: str = ""
     plan_id: str | None = None
+    failure: BaseException | None = None
+    """A local failure after the call was decided: `send` raised (the client missed the
+    change and is brought up to date by the next call or `replay()`), or `on_commit` raised
+    (the change stands; the next commit runs it again). None when all went well."""
+
+
+def cut_off_problem() -> Problem:
+    """The problem of a call the output token limit cut short."""
+    return Problem("", CUT_OFF)
 
 
 def cut_off(tool: str) -> ToolResult:
     """The result of a call the output token limit cut short."""
-    return ToolResult(False, rejection(tool, [Problem("", CUT_OFF)]), tool)
+    return ToolResult(False, rejection(tool, [cut_off_problem()]), tool)
 
 
 def rejection(tool: str, problems: list[Problem], *, context: str = "") -> str:
@@ -141,77 +155,167 @@ def rejection(tool: str, problems: list[Problem], *, context: str = "") -> str:
     return "\n".join(lines)
 
 
-def describe(plan: Plan, focus: Iterable[int] = ()) -> str:
-    """A plan as the model should see it after a change: its id and numbered steps.
+def applied(
+    tool: str,
+    plan_id: str,
+    plan: Stored | None,
+    changed: tuple[int, ...],
+    plans: Mapping[str, Stored],
+    *,
+    discipline: bool,
+) -> str:
+    """The result of a call that applied: what changed, and what the model needs next."""
+    verb = TOOLS[tool].verb if tool in TOOLS else "Applied"  # type: ignore[index]
+    if plan is None:
+        rest = ids_list(plans).replace("Existing", "Remaining") if plans else "No plans remain."
+        return f'{verb} plan "{plan_id}". {rest}'
+    if plan.type != "items":
+        return f"{verb} {describe(plan)}"
+    if changed:
+        lines = [_changes_line(verb, plan, changed), *_progress(plan)]
+    else:
+        lines = [f"{verb} {describe(plan, changed)}"]
+        if tool == "create_plan":
+            lines.append(progress_hint(plan))
+    if discipline:
+        lines += discipline_notes(plan)
+    return "\n".join(lines)
+
+
+def describe(plan: Stored, focus: Iterable[int] = ()) -> str:
+    """A plan as the model should see it after writing it: its id and numbered steps.
 
     A long plan lists only the steps that matter now (`focus`, those in progress and the
     next pending ones), with counts for the rest: the model wrote the plan and needs the
     numbers, not the whole list in every result.
     """
-    if isinstance(plan, ItemsPlan):
-        total = len(plan.entries)
-        steps = "1 step" if total == 1 else f"{total} steps"
-        lines = [f'Plan "{plan.id}" (items, {steps}):']
-        shown = range(1, total + 1) if total <= MAX_LISTED_STEPS else _focus(plan, focus)
-        previous = 0
-        for number in shown:
-            if number > previous + 1:
-                lines.append(f"   ... steps {previous + 1} to {number - 1} not shown")
-            entry = plan.entries[number - 1]
-            priority = "" if entry.priority == "medium" else f" ({entry.priority} priority)"
-            lines.append(f"{number}. [{entry.status}] {entry.content}{priority}")
-            previous = number
-        if previous < total:
-            lines.append(f"   ... steps {previous + 1} to {total} not shown")
-        if total > MAX_LISTED_STEPS:
-            counts = {s: 0 for s in ("completed", "in_progress", "pending")}
-            for entry in plan.entries:
-                counts[entry.status] += 1
-            lines.append(
-                f"({counts['completed']} completed, {counts['in_progress']} in "
-                f"progress, {counts['pending']} pending)"
-            )
-        return "\n".join(lines)
     if plan.type == "markdown":
-        return f'Plan "{plan.id}" (markdown, {len(plan.content.splitlines())} lines).'
-    return f'Plan "{plan.id}" (file {plan.uri}).'
+        return f'plan "{plan.id}" (markdown, {len(plan.content.splitlines())} lines).'
+    if plan.type == "file":
+        return f'plan "{plan.id}" (file {plan.uri}).'
+    total = len(plan.entries)
+    lines = [f'plan "{plan.id}" (items, {_steps(total)}):']
+    shown = range(1, total + 1) if total <= MAX_LISTED_STEPS else _focus(plan, focus)
+    previous = 0
+    for number in shown:
+        if number > previous + 1:
+            lines.append(f"   ... steps {previous + 1} to {number - 1} not shown")
+        entry = plan.entries[number - 1]
+        priority = "" if entry["priority"] == "medium" else f" ({entry['priority']} priority)"
+        lines.append(f"{number}. [{entry['status']}] {entry['content']}{priority}")
+        previous = number
+    if previous < total:
+        lines.append(f"   ... steps {previous + 1} to {total} not shown")
+    if total > MAX_LISTED_STEPS:
+        counts = _counts(plan)
+        lines.append(
+            f"({counts['completed']} completed, {counts['in_progress']} in progress, "
+            f"{counts['pending']} pending)"
+        )
+    return "\n".join(lines)
 
 
-def _focus(plan: ItemsPlan, focus: Iterable[int]) -> list[int]:
+def steps_list(plan: Stored) -> str:
+    """The numbered steps of a plan, for a rejected change to them."""
+    text = describe(plan)
+    return text[0].upper() + text[1:]
+
+
+def _steps(count: int) -> str:
+    return "1 step" if count == 1 else f"{count} steps"
+
+
+def _counts(plan: Stored) -> dict[str, int]:
+    counts = {"completed": 0, "in_progress": 0, "pending": 0}
+    for entry in plan.entries:
+        counts[entry["status"]] += 1
+    return counts
+
+
+def _brief(text: str) -> str:
+    return json.dumps(
+        text if len(text) <= _MAX_BRIEF else text[: _MAX_BRIEF - 3] + "...", ensure_ascii=False
+    )
+
+
+def _changes_line(verb: str, plan: Stored, changed: tuple[int, ...]) -> str:
+    parts = []
+    steps = list(dict.fromkeys(changed))
+    for number in steps[:_MAX_CHANGES_LISTED]:
+        entry = plan.entries[number - 1]
+        parts.append(f"step {number} {entry['status']}")
+    if len(steps) > _MAX_CHANGES_LISTED:
+        parts.append(f"and {len(steps) - _MAX_CHANGES_LISTED} more")
+    return f'{verb} plan "{plan.id}" ({_steps(len(plan.entries))}): {", ".join(parts)}.'
+
+
+def _progress(plan: Stored) -> list[str]:
+    doing = [n for n, e in enumerate(plan.entries, 1) if e["status"] == "in_progress"]
+    pending = [n for n, e in enumerate(plan.entries, 1) if e["status"] == "pending"]
+    lines = []
+    if doing:
+        shown = "; ".join(f"step {n} {_brief(plan.entries[n - 1]['content'])}" for n in doing[:2])
+        more = f" and {len(doing) - 2} more" if len(doing) > 2 else ""
+        lines.append(f"In progress: {shown}{more}.")
+    if not doing and not pending:
+        lines.append(f"All {_steps(len(plan.entries))} are completed.")
+        return lines
+    left = f"Remaining: {len(doing) + len(pending)} of {len(plan.entries)}"
+    if pending:
+        first = pending[0]
+        left += f"; next pending: step {first} {_brief(plan.entries[first - 1]['content'])}"
+    lines.append(left + ".")
+    return lines
+
+
+def _focus(plan: Stored, focus: Iterable[int]) -> list[int]:
     wanted = {n for n in focus if 1 <= n <= len(plan.entries)}
     pending = 0
     for number, entry in enumerate(plan.entries, 1):
-        if entry.status == "in_progress":
+        if entry["status"] == "in_progress":
             wanted.add(number)
-        elif entry.status == "pending" and pending < _NEXT_PENDING:
+        elif entry["status"] == "pending" and pending < _NEXT_PENDING:
             wanted.add(number)
             pending += 1
     return sorted(wanted)
 
 
-def ids_list(plans: Mapping[str, Plan]) -> str:
+def ids_list(plans: Mapping[str, Any]) -> str:
     """The ids that exist, for messages about unknown ids."""
     if not plans:
         return "There are no plans yet; create one with create_plan."
-    return "Existing plan ids: " + ", ".join(json.dumps(i) for i in plans) + "."
+    return "Existing plan ids: " + ", ".join(json.dumps(i, ensure_ascii=False) for i in plans) + "."
 
 
-def discipline_notes(plan: ItemsPlan) -> list[str]:
+def discipline_notes(plan: Stored) -> list[str]:
     """Advice (not errors) when an items plan does not show what is being worked on."""
-    doing = [n for n, e in enumerate(plan.entries, 1) if e.status == "in_progress"]
-    left = [n for n, e in enumerate(plan.entries, 1) if e.status == "pending"]
+    doing = [n for n, e in enumerate(plan.entries, 1) if e["status"] == "in_progress"]
     if len(doing) > 1:
-        steps = ", ".join(map(str, doing))
+        steps = ", ".join(map(str, doing[:_MAX_CHANGES_LISTED]))
+        if len(doing) > _MAX_CHANGES_LISTED:
+            steps += f" and {len(doing) - _MAX_CHANGES_LISTED} more"
         return [f"Note: steps {steps} are all in_progress; keep exactly one step in progress."]
-    if left and not doing:
-        return [
-            f"Note: steps remain but none is in_progress; set step {left[0]} (or the step "
-            "you work on now) to in_progress."
-        ]
+    if not doing:
+        left = next((n for n, e in enumerate(plan.entries, 1) if e["status"] == "pending"), None)
+        if left is not None:
+            return [
+                f"Note: steps remain but none is in_progress; set step {left} (or the step "
+                "you work on now) to in_progress."
+            ]
     return []
 
 
-def progress_hint(plan: ItemsPlan) -> str:
+def progress_hint(plan: Stored) -> str:
     """How to record progress on a new items plan, in the fewest bytes."""
-    example = json.dumps({"id": plan.id, "changes": [{"step": 1, "status": "completed"}]})
+    example = json.dumps(
+        {"id": plan.id, "changes": [{"step": 1, "status": "completed"}]}, ensure_ascii=False
+    )
     return f"Record progress by step number: update_plan {example}"
+
+
+def send_failure(failure: BaseException) -> str:
+    """Appended to a result when the client could not be notified."""
+    return (
+        f"Warning: the change is saved, but the client could not be notified "
+        f"({type(failure).__name__}: {failure}). It is re-sent with the next plan call."
+    )

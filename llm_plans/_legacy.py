@@ -1,13 +1,21 @@
-"""Flatten markdown and file plans into the entries of ACP's legacy `plan` update."""
+"""Flatten plans into the entries of ACP's legacy `plan` update, bounded and cached per plan.
+
+A markdown plan contributes its list items (`- [x]` completed, other items pending), or its
+first line when it has none; a file plan contributes the list items of its file, read again
+only when the file changed, and checked against the workspace at every read.
+"""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from ._models import FilePlan, ItemsPlan, MarkdownPlan, PlanEntry, Status
+from ._book import Json, Stored
+from ._limits import Limits
 
 # The legacy fallback reads a file plan to show its steps; a bigger file is not a plan a
 # client should render as a checklist, so it is shown as one entry instead.
@@ -21,9 +29,9 @@ _HEADING = re.compile(r"^\s*#{1,6}\s*")
 ReadText = Callable[[str], "str | None"]
 
 
-def markdown_entries(text: str) -> list[PlanEntry]:
-    """The list items of a Markdown text as entries; checked boxes are completed."""
-    entries = []
+def markdown_items(text: str) -> list[tuple[str, str]]:
+    """The list items of a Markdown text as (status, text); checked boxes are completed."""
+    items = []
     in_fence = False
     for line in text.splitlines():
         if _FENCE.match(line):
@@ -33,13 +41,12 @@ def markdown_entries(text: str) -> list[PlanEntry]:
             continue
         box = _CHECKBOX.match(line)
         if box:
-            status: Status = "pending" if box.group(1) == " " else "completed"
-            entries.append(PlanEntry(content=box.group("text").strip(), status=status))
+            items.append(("pending" if box.group(1) == " " else "completed", box.group("text")))
             continue
         item = _ITEM.match(line)
         if item:
-            entries.append(PlanEntry(content=item.group("text").strip()))
-    return entries
+            items.append(("pending", item.group("text")))
+    return items
 
 
 def headline(text: str) -> str:
@@ -62,27 +69,114 @@ def local_path(uri: str) -> Path | None:
 def read_plan_file(uri: str) -> str | None:
     """The text of a local plan file, or None if it is not one we can read."""
     path = local_path(uri)
-    if path is None:
-        return None
+    return None if path is None else read_local(path)
+
+
+def read_local(path: Path) -> str | None:
+    """The UTF-8 text of a regular file of at most `MAX_PLAN_FILE_BYTES`, or None."""
     try:
         if not path.is_file() or path.stat().st_size > MAX_PLAN_FILE_BYTES:
             return None
         return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+    except (OSError, UnicodeDecodeError, ValueError):
         return None
 
 
-def plan_entries(
-    plan: ItemsPlan | MarkdownPlan | FilePlan, read_text: ReadText = read_plan_file
-) -> Iterable[PlanEntry]:
-    """What one plan contributes to the legacy list."""
-    if isinstance(plan, ItemsPlan):
-        return plan.entries
-    if isinstance(plan, MarkdownPlan):
-        return markdown_entries(plan.content) or [PlanEntry(content=headline(plan.content))]
-    text = read_text(plan.uri)
-    entries = markdown_entries(text) if text is not None else []
-    if entries:
+@dataclass(frozen=True)
+class _Cached:
+    key: object
+    entries: tuple[Json, ...]
+
+
+class Flattener:
+    """What each plan contributes to the legacy list, remembered until the plan or its file
+    changes: an unchanged markdown or file plan is not parsed or read again."""
+
+    def __init__(self, limits: Limits, workspace: Path | None, read_text: ReadText) -> None:
+        self._limits = limits
+        self._workspace = Path(os.path.realpath(workspace)) if workspace else None
+        self._read_text = read_text
+        self._cache: dict[str, _Cached] = {}
+
+    def entries(self, plans: Iterable[Stored], previews: Iterable[Stored] = ()) -> list[Json]:
+        """The legacy list for `plans` in creation order, with the plans that streams in flight
+        are writing (`previews`) shown in place of, or after, the plans they change."""
+        shown = {plan.id: plan for plan in plans}
+        for plan in previews:
+            if plan.type == "markdown" and not markdown_items(plan.content):
+                continue  # its heading would flash as a step while its list is still coming
+            shown[plan.id] = plan
+        out: list[Json] = []
+        for plan in shown.values():
+            out += self._of(plan)
+        for stale in set(self._cache) - set(shown):
+            del self._cache[stale]
+        return out
+
+    def _of(self, plan: Stored) -> tuple[Json, ...]:
+        if plan.type == "items":
+            return plan.entries
+        key: object = plan if plan.type == "markdown" else self._file_key(plan.uri)
+        cached = self._cache.get(plan.id)
+        if cached is not None and key is not None and (cached.key is key or cached.key == key):
+            return cached.entries
+        entries = self._flatten(plan, key)
+        self._cache[plan.id] = _Cached(key, entries)
         return entries
-    path = local_path(plan.uri)
-    return [PlanEntry(content=f"Plan file: {path if path is not None else plan.uri}")]
+
+    def _flatten(self, plan: Stored, key: object) -> tuple[Json, ...]:
+        if plan.type == "markdown":
+            items = markdown_items(plan.content)
+            return self._bounded(items, plan.id) or (
+                self._entry("pending", headline(plan.content)),
+            )
+        path = local_path(plan.uri)
+        text = None
+        if self._read_text is read_plan_file:
+            if isinstance(key, tuple):
+                text = read_local(Path(key[0]))  # the checked real path, not the link
+        elif path is None or self._inside(path):
+            text = self._read_text(plan.uri)
+        entries = self._bounded(markdown_items(text), plan.id) if text is not None else ()
+        name = path if path is not None else plan.uri
+        return entries or (self._entry("pending", f"Plan file: {name}"),)
+
+    def _file_key(self, uri: str) -> object:
+        # The file as it is now: a changed, replaced or re-linked file gets a new key. None
+        # when it is not a readable local file inside the workspace.
+        path = local_path(uri)
+        if path is None or not self._inside(path):
+            return None
+        try:
+            real = os.path.realpath(path)
+            stat = os.stat(real)
+        except (OSError, ValueError):
+            return None
+        return (real, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+
+    def _inside(self, path: Path) -> bool:
+        if self._workspace is None:
+            return True
+        # Checked at every read: a file swapped for a symlink after the plan was accepted
+        # must not show another file's contents.
+        try:
+            resolved = Path(os.path.realpath(path))
+        except (OSError, ValueError):
+            return False
+        return resolved == self._workspace or self._workspace in resolved.parents
+
+    def _bounded(self, items: list[tuple[str, str]], plan_id: str) -> tuple[Json, ...]:
+        limit = self._limits.max_entries
+        entries = [self._entry(status, text) for status, text in items[:limit]]
+        if len(items) > limit:
+            # The last slot says what was left out rather than silently dropping it.
+            entries[-1] = self._entry(
+                "pending", f"... {len(items) - limit + 1} more steps in plan {plan_id}"
+            )
+        return tuple(entries)
+
+    def _entry(self, status: str, text: str) -> Json:
+        text = text.strip() or "(empty)"
+        if len(text) > self._limits.max_entry_chars:
+            text = text[: self._limits.max_entry_chars - 3] + "..."
+        return {"content": text, "priority": "medium", "status": status}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -44,33 +43,40 @@ _TYPE_SYNONYMS = {"item": "items", "md": "markdown"}
 _MAX_STRING_DECODES = 2
 
 
-def decode(arguments: str | bytes | Mapping[str, Any]) -> Any:
-    """Turn JSON text (or an already decoded mapping) into Python values."""
-    if isinstance(arguments, Mapping):
-        return dict(arguments)
-    if not isinstance(arguments, (str, bytes, bytearray)):
-        return arguments
-    if isinstance(arguments, str):
-        text = arguments
-    else:
-        try:
-            text = bytes(arguments).decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise Undecodable(
-                f"the arguments are not UTF-8 text ({exc.reason})", truncated=False
-            ) from None
-    if not text.strip():
+def decode_bytes(data: bytes) -> Any:
+    """Parse JSON strictly: no NaN or Infinity, no lone surrogates, no duplicate keys, and
+    nesting bounded by jiter's limit (so no RecursionError whatever the depth)."""
+    if not data.strip():
         raise Undecodable("the arguments are empty", truncated=False)
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise Undecodable(str(exc), truncated=is_truncated(text)) from None
+        return _strict(data)
+    except ValueError as exc:
+        raise Undecodable(_explain(str(exc), data), truncated=is_truncated(data)) from None
 
 
-def is_truncated(text: str) -> bool:
-    """True when `text` is a JSON document cut short, rather than malformed JSON."""
+def _strict(data: bytes) -> Any:
+    return jiter.from_json(data, allow_inf_nan=False, catch_duplicate_keys=True)
+
+
+def _explain(error: str, data: bytes) -> str:
+    if "invalid unicode" in error.lower() or "utf-8" in error.lower():
+        return "the arguments are not UTF-8 text"
+    if "surrogate" in error:
+        return "the arguments contain a lone surrogate escape (such as \\udfff), not a character"
+    if "recursion limit" in error:
+        return "the arguments are nested too deeply"
+    if "duplicate key" in error:
+        key = error.split('"')[1] if error.count('"') >= 2 else "?"
+        return f'the key "{key}" appears twice in one object; send each key once'
+    if b"NaN" in data or b"Infinity" in data:
+        return "NaN and Infinity are not JSON numbers; send finite numbers or strings"
+    return f"the arguments are not valid JSON ({error})"
+
+
+def is_truncated(data: bytes) -> bool:
+    """True when `data` is a JSON document cut short, rather than malformed JSON."""
     try:
-        jiter.from_json(text.encode("utf-8", "surrogatepass"), partial_mode="trailing-strings")
+        jiter.from_json(data, partial_mode="trailing-strings", allow_inf_nan=False)
     except ValueError:
         return False
     return True
@@ -132,8 +138,8 @@ def _decode_string(value: Any, wanted: Any) -> Any:
         if not isinstance(value, str) or value.lstrip()[:1] not in ("{", "[", '"'):
             return value
         try:
-            decoded = json.loads(value)
-        except json.JSONDecodeError:
+            decoded = _strict(value.encode("utf-8"))
+        except (ValueError, UnicodeEncodeError):
             return value
         if not (wanted(decoded) or isinstance(decoded, str)):
             return value

@@ -3,37 +3,44 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
+import logging
 import os
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from pydantic import TypeAdapter
-
 from . import _feedback, _wire
-from ._apply import AnyPlan, Applied, Book, Rejected, Rules, apply
+from ._apply import Applied, Rejected, Rules, apply
+from ._arguments import Decoded
+from ._book import AnyPlan, Book
 from ._calls import native_result, parse_call
-from ._errors import ConfigurationError
+from ._errors import ConfigurationError, ReentrancyError, StreamError
 from ._feedback import ToolResult
-from ._inflight import InFlight
-from ._legacy import ReadText, plan_entries, read_plan_file
+from ._legacy import Flattener, ReadText, read_plan_file
 from ._limits import Limits
-from ._models import ItemsPlan, Plan
+from ._models import ToolName
+from ._outbox import Outbox, Send
 from ._registry import DEFAULT_PREFIXES, Names
-from ._streaming import Streaming
+from ._snapshot import dump, load
+from ._streams import Flight, Streams
 from ._wire import Json, WireForm
 
-Send = Callable[[Json], Awaitable[Any]]
-"""Sends the params of one `session/update` notification: `{"sessionId": ..., "update": ...}`."""
+__all__ = ["PlanSession", "Send"]
 
-_PLAN_ADAPTER: TypeAdapter[AnyPlan] = TypeAdapter(Plan)
-_SNAPSHOT_VERSION = 1
 # Editors redraw on every update; ten a second looks live without flooding the pipe.
 DEFAULT_STREAM_INTERVAL = 0.1
+_logger = logging.getLogger("llm_plans")
+# The sessions whose lock the running code holds, inherited by tasks it starts: a call from
+# inside `send` or `on_commit` would wait for itself forever, so it fails at once instead.
+_HOLDING: contextvars.ContextVar[frozenset[int]] = contextvars.ContextVar(
+    "llm_plans_holding", default=frozenset()
+)
 
 
-class PlanSession(Streaming):
+class PlanSession:
     """The plans of one ACP session, forwarded to its client in the form the client supports.
 
     State commits before sending: when `send` fails, the call still counts (the model's
@@ -64,27 +71,24 @@ class PlanSession(Streaming):
                 "send must be an async callable taking the session/update params dict; "
                 f"got {type(send).__name__}. With the ACP SDK, use llm_plans.acp_send(conn)."
             )
-        self._send = send
         self.session_id = session_id
-        self._form = _wire.form_for(client_capabilities) if form is None else _wire.parse_form(form)
+        wire_form = _wire.form_for(client_capabilities) if form is None else _wire.parse_form(form)
         self._rules = Rules(limits or Limits(), Path(workspace) if workspace else None)
+        flattener = Flattener(self._rules.limits, self._rules.workspace, read_text)
+        self._outbox = Outbox(send, session_id, wire_form, flattener)
+        self._streams = Streams()
+        self._names = Names(tool_prefixes)
         self._discipline = discipline
-        self._read_text = read_text
-        self._book = Book()
-        self._lock = asyncio.Lock()
-        self._stale: set[str] = set()  # ids whose last notification did not reach the client
         self._stream_interval = stream_interval
         self._on_commit = on_commit
-        self._inflight: dict[str, InFlight] = {}
-        self._last_preview = float("-inf")
-        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._book = Book()
+        self._lock = asyncio.Lock()
         self._flushes: set[asyncio.Task[None]] = set()
-        self._names = Names(tool_prefixes)
 
     @property
     def form(self) -> WireForm:
         """The wire form this session sends."""
-        return self._form
+        return self._outbox.form
 
     @property
     def limits(self) -> Limits:
@@ -92,20 +96,24 @@ class PlanSession(Streaming):
 
     @property
     def plans(self) -> Mapping[str, AnyPlan]:
-        """Plan id to current plan, in creation order (read-only)."""
-        return MappingProxyType(self._book.plans)
+        """Plan id to current plan (typed models), in creation order; a read-only copy."""
+        return MappingProxyType({i: stored.model for i, stored in self._book.plans.items()})
 
-    async def call(self, name: str, arguments: Any) -> ToolResult:
-        """Run one plan tool call (arguments as JSON text or a decoded dict)."""
-        async with self._lock:
-            return await self._call_locked(name, arguments)
-
-    def plan_tool(self, name: str) -> str | None:
+    def plan_tool(self, name: str) -> ToolName | None:
         """The plan tool (`create_plan`, ...) a tool name as the model sent it calls, or None.
 
         Plain names, and those with one of the session's `tool_prefixes`, resolve.
         """
         return self._names.resolve(name)
+
+    # ---- plain calls ------------------------------------------------------------------------
+
+    async def call(self, name: str, arguments: Any) -> ToolResult:
+        """Run one plan tool call (arguments as JSON text, UTF-8 bytes or a decoded dict)."""
+        tool = self.plan_tool(name) or name
+        async with self._locked():
+            outcome = apply(self._book, tool, arguments, self._rules, held=self._streams.held())
+            return await self._conclude(outcome, shown=())
 
     def handles(self, call: Any) -> bool:
         """True when `call` (as an SDK returns it) is a call to one of the plan tools."""
@@ -115,11 +123,10 @@ class PlanSession(Streaming):
     async def handle(self, call: Any, *, truncated: bool = False) -> dict[str, Any] | None:
         """Run a tool call as an SDK returns it; its result in that provider's shape.
 
-        Accepts an OpenAI chat `ChatCompletionMessageToolCall`, an OpenAI Responses
-        `ResponseFunctionToolCall` or an Anthropic `ToolUseBlock` (objects or dicts). Returns
-        None for a call to any other tool. Pass `truncated=True` for the last call of a
-        response cut by the token limit (`finish_reason == "length"`,
-        `stop_reason == "max_tokens"`): it is rejected as cut off.
+        Accepts the tool calls of OpenAI chat (and compatible servers), OpenAI Responses and
+        Anthropic, as SDK objects or dicts. Returns None for a call to any other tool. Pass
+        `truncated=True` for the last call of a response cut by the token limit
+        (`finish_reason == "length"`, `stop_reason == "max_tokens"`): it is rejected as cut off.
         """
         parsed = parse_call(call)
         tool = None if parsed is None else self.plan_tool(parsed.name)
@@ -131,108 +138,215 @@ class PlanSession(Streaming):
             result = await self.call(tool, parsed.arguments)
         return native_result(parsed, result.content, result.ok)
 
-    async def _call_locked(self, name: str, arguments: Any) -> ToolResult:
-        outcome = apply(self._book, name, arguments, self._rules)
+    # ---- streamed calls ---------------------------------------------------------------------
+
+    async def feed(
+        self, call_id: str, name: str, fragment: str | bytes | Mapping[str, Any]
+    ) -> None:
+        """Add a fragment of a plan tool call's arguments as it streams in.
+
+        The client sees each entry (or line of markdown) once it is complete, at most once
+        per `stream_interval` and within a budget that grows with the plan. Call
+        `finish(call_id)` when the call's arguments are complete, or `abort(call_id)`.
+        """
+        tool = self.plan_tool(name)
+        if tool is None:
+            raise StreamError(
+                f"{name!r} is not a plan tool; route it elsewhere "
+                "(llm_plans.tools.NAMES lists the plan tools)"
+            )
+        self._not_inside()
+        flight = self._streams.start(call_id, tool, self.limits.max_arguments_bytes)
+        if not flight.add(fragment):
+            return
+        async with self._locked():
+            if self._streams.get(call_id) is flight:
+                await self._maybe_preview(call_id, flight)
+
+    def is_streaming(self, call_id: str) -> bool:
+        """True while a streamed call with this id is fed and not yet finished or aborted."""
+        return self._streams.get(call_id) is not None
+
+    async def finish(
+        self, call_id: str, *, truncated: bool = False, arguments: Any = None
+    ) -> ToolResult:
+        """Complete a streamed call: apply it, or roll back what its previews showed.
+
+        `arguments`, when given, are the call's complete arguments as the provider reported
+        them at the end (JSON text or a dict); they replace what was fed.
+        """
+        async with self._locked():
+            flight = self._streams.pop(call_id)
+            if flight is None:
+                raise StreamError(f"no streamed call {call_id!r}; feed it before finishing it")
+            if truncated:
+                outcome: Applied | Rejected = Rejected(flight.tool, [_feedback.cut_off_problem()])
+            else:
+                final, size = (arguments, None) if arguments is not None else flight.arguments()
+                outcome = apply(
+                    self._book,
+                    flight.tool,
+                    final,
+                    self._rules,
+                    held=self._streams.held(),
+                    own_id=flight.own_id,
+                    size=size,
+                )
+            return await self._conclude(outcome, shown=flight.shown)
+
+    async def abort(self, call_id: str) -> bool:
+        """Drop a streamed call in flight and roll back what its previews showed the client.
+
+        As for a rejected call, nothing of it stays. False when no such call is in flight.
+        """
+        async with self._locked():
+            return await self._abort(call_id)
+
+    async def abort_all(self) -> list[str]:
+        """Abort every streamed call in flight (a broken stream, a cancelled turn, a retry)."""
+        async with self._locked():
+            ids = self._streams.ids()
+            for call_id in ids:
+                await self._abort(call_id)
+            return ids
+
+    async def _abort(self, call_id: str) -> bool:
+        flight = self._streams.pop(call_id)
+        if flight is None:
+            return False
+        await self._show(flight.shown)
+        return True
+
+    async def _maybe_preview(self, call_id: str, flight: Flight) -> None:
+        loop = asyncio.get_running_loop()
+        wait = flight.wait(loop.time(), self._stream_interval)
+        if wait is None:
+            return  # over the preview budget until the call's text grows
+        if wait > 0:
+            if flight.timer is None:
+                # A fresh context: the timer's task must not inherit this lock's holding mark.
+                flight.timer = loop.call_later(
+                    wait, self._start_flush, call_id, flight, context=contextvars.Context()
+                )
+            return
+        fields = flight.fields()
+        if fields is None or not _showable(flight.tool, fields):
+            return
+        outcome = apply(
+            self._book,
+            flight.tool,
+            fields if flight.whole is not None else Decoded(fields),
+            self._rules,
+            held=self._streams.held(but=flight),
+            own_id=flight.own_id,
+        )
+        if not isinstance(outcome, Applied) or outcome.plan is None:
+            return
+        plan = outcome.plan
+        if flight.tool == "create_plan" and fields.get("id") is None:
+            flight.own_id = plan.id
+        flight.previewed_now(loop.time())
+        if flight.preview is not None and flight.preview.same(plan):
+            return
+        moved = flight.preview is not None and flight.preview.id != plan.id
+        flight.preview = plan
+        flight.shown[plan.id] = None
+        # A preview that fails to arrive is re-sent by the call's final notification.
+        await self._show(flight.shown if moved else (plan.id,))
+
+    def _start_flush(self, call_id: str, flight: Flight) -> None:
+        flight.timer = None
+        task = asyncio.ensure_future(self._flush(call_id, flight))
+        self._flushes.add(task)
+        task.add_done_callback(self._flushes.discard)
+
+    async def _flush(self, call_id: str, flight: Flight) -> None:
+        async with self._locked():
+            if self._streams.get(call_id) is flight:
+                await self._maybe_preview(call_id, flight)
+
+    # ---- committing and telling the client --------------------------------------------------
+
+    async def _conclude(self, outcome: Applied | Rejected, shown: Iterable[str]) -> ToolResult:
         if isinstance(outcome, Rejected):
-            text = _feedback.rejection(outcome.tool, outcome.problems, context=outcome.context)
-            return ToolResult(False, text, outcome.tool)
+            failure = await self._show(shown)  # take back what previews showed
+            return ToolResult(False, outcome.text, outcome.tool, failure=failure)
         self._book = outcome.book
-        if self._on_commit is not None:
+        failure = self._committed()
+        send_failure = await self._show([*shown, outcome.plan_id])
+        text = outcome.text(discipline=self._discipline)
+        if send_failure is not None:
+            text += "\n" + _feedback.send_failure(send_failure)
+        return ToolResult(
+            True, text, outcome.tool, outcome.plan_id, failure=send_failure or failure
+        )
+
+    def _committed(self) -> Exception | None:
+        if self._on_commit is None:
+            return None
+        try:
             self._on_commit(self)  # e.g. persist snapshot(); runs before the client hears
-        failure = await self._deliver(self._updates_for(outcome))
-        return ToolResult(True, self._success_text(outcome, failure), outcome.tool, outcome.plan_id)
+        except Exception as exc:
+            # The change stands (the client is told below); the caller learns it from the
+            # result's `failure`, and the next commit saves the whole state again.
+            _logger.warning("on_commit failed for session %s: %r", self.session_id, exc)
+            return exc
+        return None
 
-    # ---- notifications ----------------------------------------------------------------------
-
-    def _updates_for(self, outcome: Applied) -> list[tuple[str, Json]]:
-        if self._form is WireForm.LEGACY:
-            return [("", self.legacy_update())]
-        ids = [i for i in self._stale if i != outcome.plan_id] + [outcome.plan_id]
-        return [(i, self._update_for_id(i)) for i in ids]
-
-    def _update_for_id(self, plan_id: str) -> Json:
-        plan = self._book.plans.get(plan_id)
-        if plan is None:
-            return _wire.plan_removed(self._form, plan_id)
-        return _wire.plan_update(self._form, plan)
+    async def _show(self, ids: Iterable[str], *, force: bool = False) -> BaseException | None:
+        return await self._outbox.show(self._book.plans, ids, self._streams.previews(), force=force)
 
     def legacy_update(self) -> Json:
         """The legacy `plan` update for the current plans: every entry, in creation order."""
-        shown = dict(self._book.plans)
-        for flight in self._inflight.values():
-            if flight.preview is not None:
-                shown[flight.preview.id] = flight.preview  # a streamed plan shows as it grows
-        return _wire.legacy_plan(
-            e for plan in shown.values() for e in plan_entries(plan, self._read_text)
-        )
-
-    async def _deliver(self, updates: list[tuple[str, Json]]) -> BaseException | None:
-        for index, (plan_id, update) in enumerate(updates):
-            try:
-                await self._send(_wire.notification(self.session_id, update))
-            except Exception as exc:
-                self._stale.update(i for i, _ in updates[index:] if i)
-                return exc
-            except BaseException:
-                self._stale.update(i for i, _ in updates[index:] if i)
-                raise
-            self._stale.discard(plan_id)
-        return None
+        return self._outbox.legacy_update(self._book.plans, self._streams.previews())
 
     async def replay(self) -> None:
-        """Re-send every current plan, as after `session/load`."""
-        async with self._lock:
-            if self._form is WireForm.LEGACY:
-                updates = [("", self.legacy_update())] if self._book.plans else []
-            else:
-                updates = [(i, self._update_for_id(i)) for i in (*self._stale, *self._book.plans)]
-                updates = list(dict(updates).items())
-            failure = await self._deliver(updates)
+        """Re-send every current plan, as after `session/load`; raises if a send fails."""
+        async with self._locked():
+            failure = await self._show(list(self._book.plans), force=True)
             if failure is not None:
                 raise failure
-
-    # ---- texts ------------------------------------------------------------------------------
-
-    def _success_text(self, outcome: Applied, failure: BaseException | None) -> str:
-        verb = {"create_plan": "Created", "update_plan": "Updated", "remove_plan": "Removed"}
-        lines = [f'{verb[outcome.tool]} plan "{outcome.plan_id}".']
-        if outcome.plan is not None:
-            lines.append(_feedback.describe(outcome.plan, outcome.changed))
-            if isinstance(outcome.plan, ItemsPlan):
-                if outcome.tool == "create_plan":
-                    lines.append(_feedback.progress_hint(outcome.plan))
-                if self._discipline:
-                    lines += _feedback.discipline_notes(outcome.plan)
-        else:
-            lines.append(_feedback.ids_list(self._book.plans).replace("Existing", "Remaining"))
-        if failure is not None:
-            lines.append(
-                f"Warning: the change is saved, but the client could not be notified "
-                f"({type(failure).__name__}: {failure}). It will be re-sent with the next "
-                "plan call."
-            )
-        return "\n".join(lines)
 
     # ---- restarts ---------------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
-        """The session's plan state as JSON-ready data, for `from_snapshot`."""
-        return {
-            "version": _SNAPSHOT_VERSION,
-            "next_number": self._book.next_number,
-            "plans": [
-                _PLAN_ADAPTER.dump_python(p, mode="json", by_alias=True, exclude_none=True)
-                for p in self._book.plans.values()
-            ],
-        }
+        """The session's plan state as JSON-ready data, for `restore`."""
+        return dump(self._book)
 
     def restore(self, snapshot: Mapping[str, Any]) -> None:
-        """Replace this session's plans with those of a `snapshot()`; sends nothing."""
-        if snapshot.get("version") != _SNAPSHOT_VERSION:
-            raise ConfigurationError(
-                f"unsupported snapshot version {snapshot.get('version')!r}; "
-                f"expected {_SNAPSHOT_VERSION}"
+        """Replace this session's plans with those of a `snapshot()`; sends nothing.
+
+        The snapshot is checked as strictly as a model's calls (ids, limits, file locations
+        in the workspace); a ConfigurationError names what is wrong and nothing changes.
+        """
+        self._book = load(snapshot, self._rules)
+        self._outbox.forget()
+
+    # ---- the lock ---------------------------------------------------------------------------
+
+    def _not_inside(self) -> None:
+        if id(self) in _HOLDING.get():
+            raise ReentrancyError(
+                "a PlanSession method was called from inside this session's own send or "
+                "on_commit; it would wait for itself. Schedule the call after send returns."
             )
-        plans = [_PLAN_ADAPTER.validate_python(p) for p in snapshot["plans"]]
-        self._book = Book({p.id: p for p in plans}, int(snapshot["next_number"]))
-        self._stale.clear()
+
+    @contextlib.asynccontextmanager
+    async def _locked(self) -> AsyncIterator[None]:
+        self._not_inside()
+        async with self._lock:
+            token = _HOLDING.set(_HOLDING.get() | {id(self)})
+            try:
+                yield
+            finally:
+                _HOLDING.reset(token)
+
+
+def _showable(tool: ToolName, fields: Mapping[str, Any]) -> bool:
+    # A preview needs to know which plan it shows (an update's id, a create's type) and have
+    # something to show.
+    if tool == "update_plan" and not isinstance(fields.get("id"), str):
+        return False
+    if tool == "create_plan" and "type" not in fields:
+        return False
+    return any(fields.get(k) for k in ("entries", "content", "uri", "changes"))

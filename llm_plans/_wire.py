@@ -1,13 +1,17 @@
-"""The `session/update` payloads, built in one place for each of the three wire forms."""
+"""The `session/update` payloads, built in one place for each of the three wire forms.
+
+Built as plain dicts rather than through the ACP SDK's models: this is the hot path, the
+stored entries are already in ACP's shape, and tests check every form against the SDK's
+models and the published schema."""
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
+from ._book import Stored
 from ._errors import ConfigurationError
-from ._models import FilePlan, ItemsPlan, MarkdownPlan, PlanEntry
 
 Json = dict[str, Any]
 
@@ -61,25 +65,12 @@ def _as_dict(capabilities: Any) -> Mapping[str, Any]:
     )
 
 
-def entry(e: PlanEntry) -> Json:
-    """A plan entry as ACP's `PlanEntry`."""
-    out: Json = {"content": e.content, "priority": e.priority, "status": e.status}
-    if e.meta is not None:
-        out["_meta"] = e.meta
-    return out
-
-
-def entries(items: Iterable[PlanEntry]) -> list[Json]:
-    """A list of plan entries on the wire."""
-    return [entry(e) for e in items]
-
-
-def plan_update(form: WireForm, plan: ItemsPlan | MarkdownPlan | FilePlan) -> Json:
+def plan_update(form: WireForm, plan: Stored) -> Json:
     """A `plan_update` carrying the complete plan."""
     body: Json = {"type": plan.type, _id_key(form): plan.id}
-    if isinstance(plan, ItemsPlan):
-        body["entries"] = entries(plan.entries)
-    elif isinstance(plan, MarkdownPlan):
+    if plan.type == "items":
+        body["entries"] = list(plan.entries)
+    elif plan.type == "markdown":
         body["content"] = plan.content
     else:
         body["uri"] = plan.uri
@@ -93,9 +84,9 @@ def plan_removed(form: WireForm, plan_id: str) -> Json:
     return {"sessionUpdate": "plan_removed", _id_key(form): plan_id}
 
 
-def legacy_plan(items: Iterable[PlanEntry]) -> Json:
+def legacy_plan(entries: list[Json]) -> Json:
     """The legacy `plan` update: the complete list the client replaces its plan with."""
-    return {"sessionUpdate": "plan", "entries": entries(items)}
+    return {"sessionUpdate": "plan", "entries": entries}
 
 
 def notification(session_id: str, update: Json) -> Json:

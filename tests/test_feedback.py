@@ -51,8 +51,7 @@ async def test_success_and_discipline_notes() -> None:
         },
     )
     assert created.content == snapshot("""\
-Created plan "plan-1".
-Plan "plan-1" (items, 2 steps):
+Created plan "plan-1" (items, 2 steps):
 1. [in_progress] Read (high priority)
 2. [pending] Write
 Record progress by step number: update_plan {"id": "plan-1", "changes": [{"step": 1, "status": "completed"}]}\

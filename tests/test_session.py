@@ -79,8 +79,8 @@ async def test_changes_expand_to_the_complete_list(send: RecordingSend) -> None:
             {"content": "Test it", "priority": "high", "status": "in_progress"},
         ],
     }
-    assert "2. [completed] Write" in result.content
-    assert "3. [in_progress] Test it (high priority)" in result.content
+    assert "step 2 completed, step 3 in_progress" in result.content
+    assert 'In progress: step 3 "Test it"' in result.content
 
 
 async def test_several_plans_at_once_by_id(send: RecordingSend) -> None:
@@ -236,9 +236,8 @@ async def test_arguments_may_be_a_dict_or_json_text(session: PlanSession) -> Non
 
 async def test_success_text_gives_id_and_numbered_steps(session: PlanSession) -> None:
     result = await session.call("create_plan", ITEMS)
-    assert result.content.splitlines()[:5] == [
-        'Created plan "plan-1".',
-        'Plan "plan-1" (items, 3 steps):',
+    assert result.content.splitlines()[:4] == [
+        'Created plan "plan-1" (items, 3 steps):',
         "1. [pending] Read",
         "2. [pending] Write",
         "3. [pending] Test (low priority)",

@@ -26,13 +26,13 @@ async def test_previews_carry_only_complete_entries() -> None:
     session = PlanSession(send, session_id="s", client_capabilities={"plan": {}}, stream_interval=0)
     await stream(session, "c1", CREATE, size=1)
     counts = [len(u["plan"]["entries"]) for u in send.updates]
-    assert counts == [1, 2, 3]  # the fourth is not known complete until the call finishes
+    assert counts == [1, 2, 3, 4]  # each step as soon as its closing brace arrives
     for update in send.updates:
         for entry in update["plan"]["entries"]:
             assert entry in [{**e} for e in ENTRIES]  # never a half-written status
     result = await session.finish("c1")
     assert result.ok
-    assert len(send.updates[-1]["plan"]["entries"]) == 4
+    assert len(send.updates) == 4  # the last preview was the final plan: not sent twice
 
 
 async def test_markdown_previews_whole_lines() -> None:
@@ -43,9 +43,9 @@ async def test_markdown_previews_whole_lines() -> None:
     text = json.dumps({"type": "markdown", "id": "d", "content": "# T\n- [ ] one\n- [ ] two"})
     await stream(session, "c1", text, size=2)
     contents = [u["plan"]["content"] for u in send.updates]
-    assert contents == ["# T", "# T\n- [ ] one"]
+    assert contents == ["# T", "# T\n- [ ] one", "# T\n- [ ] one\n- [ ] two"]
     await session.finish("c1")
-    assert send.updates[-1]["plan"]["content"] == "# T\n- [ ] one\n- [ ] two"
+    assert len(send.updates) == 3  # the complete text was shown already
 
 
 async def test_coalescing_sends_at_most_one_update_per_interval() -> None:

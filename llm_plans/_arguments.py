@@ -1,0 +1,192 @@
+"""A tool call's arguments: strict JSON in, validated fields out, or the problems for the model.
+
+Everything a model may send takes one path: a dict is serialised to JSON text first, text is
+encoded to UTF-8, and the bytes are size-checked and parsed strictly (no NaN or Infinity, no
+lone surrogates, no duplicate keys, bounded nesting). Only then are the fields validated, and
+only arguments that fail validation are repaired and validated again.
+
+The validators here mirror the public argument models in `_models.py` as TypedDicts: they
+return plain dicts (entries ready to send) at a fraction of the cost of model instances.
+`tests/test_arguments.py` checks the two agree field for field.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, ConfigDict, Field, StringConstraints, TypeAdapter
+from pydantic import ValidationError as _ValidationError
+from typing_extensions import Required, TypedDict
+
+from . import _feedback
+from ._feedback import Problem
+from ._limits import Limits
+from ._models import PlanType, Priority, Status, ToolName
+from ._repair import Undecodable, decode_bytes, repair
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty")
+    return value
+
+
+_Text = Annotated[str, AfterValidator(_not_blank)]
+_StepText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+_FORBID = ConfigDict(extra="forbid")
+
+class EntryArgs(TypedDict, total=False):
+    content: Required[_StepText]
+    priority: Priority | None
+    status: Status | None
+    _meta: dict[str, Any] | None
+EntryArgs.__pydantic_config__ = _FORBID  # type: ignore[attr-defined]
+
+
+class ChangeArgs(TypedDict, total=False):
+    __pydantic_config__ = _FORBID  # type: ignore[misc]
+    step: Required[Annotated[int, Field(ge=1)]]
+    status: Status | None
+    priority: Priority | None
+    content: _StepText | None
+
+
+class CreateArgs(TypedDict, total=False):
+    __pydantic_config__ = _FORBID  # type: ignore[misc]
+    type: Required[PlanType]
+    id: str | None
+    entries: list[EntryArgs] | None
+    content: _Text | None
+    uri: _Text | None
+
+
+class UpdateArgs(TypedDict, total=False):
+    __pydantic_config__ = _FORBID  # type: ignore[misc]
+    id: Required[str]
+    type: PlanType | None
+    entries: list[EntryArgs] | None
+    content: _Text | None
+    uri: _Text | None
+    changes: list[ChangeArgs] | None
+
+
+class RemoveArgs(TypedDict, total=False):
+    __pydantic_config__ = _FORBID  # type: ignore[misc]
+    id: Required[str]
+
+
+_ADAPTERS: dict[ToolName, TypeAdapter[Any]] = {
+    "create_plan": TypeAdapter(CreateArgs),
+    "update_plan": TypeAdapter(UpdateArgs),
+    "remove_plan": TypeAdapter(RemoveArgs),
+}
+_FIELDS: dict[ToolName, tuple[str, ...]] = {
+    tool: tuple(adapter.json_schema()["properties"]) for tool, adapter in _ADAPTERS.items()
+}
+
+
+class Rejection(Exception):
+    """The call cannot be applied; `problems` say why, `context` helps the model fix it."""
+
+    def __init__(self, problems: list[Problem], context: str = "") -> None:
+        super().__init__(problems)
+        self.problems = problems
+        self.context = context
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """Arguments already parsed strictly (a streamed call's final parts): no re-encoding."""
+
+    value: Any
+
+
+def parse(tool: ToolName, arguments: Any, limits: Limits, *, size: int | None = None) -> Any:
+    """The validated arguments of one call, as a dict; raises `Rejection`.
+
+    `size` is the byte count of the arguments when they are known to be longer than what
+    is passed (a stream that stopped keeping text past the limit).
+    """
+    if isinstance(arguments, Decoded):
+        value = arguments.value
+    else:
+        data = _as_bytes(arguments)
+        total = len(data) if size is None else size
+        if total > limits.max_arguments_bytes:
+            raise Rejection(
+                [
+                    Problem(
+                        "",
+                        f"the arguments are {total} bytes; at most "
+                        f"{limits.max_arguments_bytes} are accepted. Send a shorter plan.",
+                    )
+                ]
+            )
+        try:
+            value = decode_bytes(data)
+        except Undecodable as exc:
+            if exc.truncated:
+                raise Rejection([Problem("", _feedback.CUT_OFF)]) from None
+            raise Rejection([Problem("", f"{exc}. Send one JSON object.")]) from None
+    return validate(tool, value)
+
+
+def validate(tool: ToolName, value: Any) -> Any:
+    """Validated fields of decoded arguments, repairing common mistakes when needed."""
+    adapter = _ADAPTERS[tool]
+    try:
+        return adapter.validate_python(value)
+    except _ValidationError:
+        pass
+    try:
+        value = repair(value)
+    except Undecodable as exc:
+        raise Rejection([Problem("", f"{exc}. Send one JSON object.")]) from None
+    if not isinstance(value, dict):
+        raise Rejection([Problem("", "the arguments must be a JSON object.", value)])
+    try:
+        return adapter.validate_python(value)
+    except _ValidationError as exc:
+        raise Rejection(_feedback.from_validation_error(exc, _FIELDS[tool])) from None
+
+
+def _as_bytes(arguments: Any) -> bytes:
+    if isinstance(arguments, (bytes, bytearray, memoryview)):
+        return bytes(arguments)
+    if isinstance(arguments, str):
+        text = arguments
+    elif isinstance(arguments, Mapping):
+        text = _dumps(arguments)
+    elif arguments is None:
+        raise Rejection([Problem("", "the arguments are missing. Send one JSON object.")])
+    else:
+        raise Rejection([Problem("", "the arguments must be a JSON object.", repr(arguments))])
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise Rejection([_INVALID_UNICODE]) from None
+
+
+_INVALID_UNICODE = Problem(
+    "",
+    "the arguments contain invalid Unicode (a lone surrogate such as \\udfff). "
+    "Send text of valid characters only.",
+)
+
+
+def _dumps(arguments: Mapping[str, Any]) -> str:
+    try:
+        return json.dumps(arguments, ensure_ascii=False, allow_nan=False)
+    except ValueError as exc:
+        if "JSON compliant" in str(exc):
+            message = "NaN and Infinity are not JSON numbers; send finite numbers or strings."
+        else:
+            message = f"the arguments are not JSON ({exc}); send one JSON object."
+        raise Rejection([Problem("", message)]) from None
+    except RecursionError:
+        raise Rejection([Problem("", "the arguments are nested too deeply.")]) from None
+    except TypeError as exc:
+        raise Rejection([Problem("", f"the arguments are not JSON ({exc}).")]) from None

@@ -1,0 +1,81 @@
+"""A session's plans as the core keeps them: wire-ready values, typed models on demand."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._models import FilePlan, ItemsPlan, MarkdownPlan, PlanEntry, PlanType
+
+AnyPlan = ItemsPlan | MarkdownPlan | FilePlan
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True, eq=False)
+class Stored:
+    """One plan. Item plans keep their entries as the dicts ACP's `PlanEntry` is on the wire
+    (content, priority, status, and `_meta` when given): the hot path sends them as they are,
+    and builds the typed model only when someone asks for it."""
+
+    type: PlanType
+    id: str
+    entries: tuple[Json, ...] = ()
+    content: str = ""
+    uri: str = ""
+    meta: Json | None = None
+
+    def same(self, other: Stored | None) -> bool:
+        """True when `other` would look the same to a client."""
+        return other is not None and (
+            self.type,
+            self.id,
+            self.entries,
+            self.content,
+            self.uri,
+            self.meta,
+        ) == (other.type, other.id, other.entries, other.content, other.uri, other.meta)
+
+    @functools.cached_property
+    def model(self) -> AnyPlan:
+        """The plan as the public typed model."""
+        if self.type == "items":
+            entries = tuple(
+                PlanEntry.model_construct(
+                    content=e["content"],
+                    priority=e["priority"],
+                    status=e["status"],
+                    meta=e.get("_meta"),
+                )
+                for e in self.entries
+            )
+            return ItemsPlan.model_construct(id=self.id, entries=entries, meta=self.meta)
+        if self.type == "markdown":
+            return MarkdownPlan.model_construct(id=self.id, content=self.content, meta=self.meta)
+        return FilePlan.model_construct(id=self.id, uri=self.uri, meta=self.meta)
+
+    @classmethod
+    def from_model(cls, plan: AnyPlan) -> Stored:
+        """A typed plan (as restored from a snapshot) in the stored form."""
+        if isinstance(plan, ItemsPlan):
+            return cls("items", plan.id, tuple(wire_entry(e) for e in plan.entries), meta=plan.meta)
+        if isinstance(plan, MarkdownPlan):
+            return cls("markdown", plan.id, content=plan.content, meta=plan.meta)
+        return cls("file", plan.id, uri=plan.uri, meta=plan.meta)
+
+
+def wire_entry(entry: PlanEntry) -> Json:
+    """A typed entry as ACP's `PlanEntry` dict."""
+    out: Json = {"content": entry.content, "priority": entry.priority, "status": entry.status}
+    if entry.meta is not None:
+        out["_meta"] = entry.meta
+    return out
+
+
+@dataclass(frozen=True)
+class Book:
+    """Every active plan of a session, in creation order, and the next generated id number."""
+
+    plans: Mapping[str, Stored] = field(default_factory=dict)
+    next_number: int = 1

@@ -1,0 +1,123 @@
+"""What the client has been sent, and sending it: one object owns the wire side of a session.
+
+The outbox turns plan changes into notifications in the session's wire form, remembers what
+reached the client (so an identical notification is not sent twice in a row, and a failed
+one is re-sent later), and flattens plans for the legacy form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any
+
+from . import _wire
+from ._book import Json, Stored
+from ._legacy import Flattener
+from ._wire import WireForm
+
+Send = Callable[[Json], Awaitable[Any]]
+"""Sends the params of one `session/update` notification: `{"sessionId": ..., "update": ...}`."""
+
+_REMOVED = object()  # what the client holds for a plan it was told is removed
+
+
+class Outbox:
+    """Sends plan notifications in one wire form and keeps track of what the client holds."""
+
+    def __init__(self, send: Send, session_id: str, form: WireForm, flattener: Flattener) -> None:
+        self._send = send
+        self._session_id = session_id
+        self.form = form
+        self._flattener = flattener
+        self._held: dict[str, object] = {}  # plan id -> the Stored plan (or _REMOVED) last sent
+        self._stale: dict[str, None] = {}  # plan ids whose last notification did not arrive
+        self._legacy_held: list[Json] | None = None
+        self._legacy_stale = False
+
+    @property
+    def stale(self) -> bool:
+        """Some change has not reached the client yet."""
+        return bool(self._stale) or self._legacy_stale
+
+    def forget(self) -> None:
+        """The client's state is unknown (a restore): the next sends go out in full."""
+        self._held.clear()
+        self._stale.clear()
+        self._legacy_held = None
+        self._legacy_stale = False
+
+    async def show(
+        self,
+        plans: Mapping[str, Stored],
+        ids: Iterable[str],
+        previews: Mapping[str, Stored] | None = None,
+        *,
+        force: bool = False,
+    ) -> BaseException | None:
+        """Bring the client's view of `ids` (and of every stale id) up to date.
+
+        `plans` are the session's plans; `previews` the plans streams in flight show, by id,
+        which the client sees in place of (or beside) them. Returns the exception of a send
+        that failed (what it carried is marked stale and re-sent later); a cancellation is
+        re-raised after marking.
+        """
+        previews = previews or {}
+        ids = list(ids)
+        if self.form is WireForm.LEGACY:
+            if not ids and not force and not self._legacy_stale:
+                return None
+            return await self._show_legacy(plans, previews, force=force)
+        wanted = [*self._stale, *(i for i in ids if i not in self._stale)]
+        updates: list[tuple[str, Json]] = []
+        for plan_id in wanted:
+            plan = previews.get(plan_id) or plans.get(plan_id)
+            held = self._held.get(plan_id)
+            if not force and plan_id not in self._stale and _same(held, plan):
+                continue  # the client holds exactly this: sending it again would only flicker
+            if plan is None:
+                if held is None and not force and plan_id not in self._stale:
+                    continue  # never shown, nothing to take back
+                updates.append((plan_id, _wire.plan_removed(self.form, plan_id)))
+            else:
+                updates.append((plan_id, _wire.plan_update(self.form, plan)))
+            self._held[plan_id] = plan if plan is not None else _REMOVED
+        return await self._deliver(updates)
+
+    async def _show_legacy(
+        self, plans: Mapping[str, Stored], previews: Mapping[str, Stored], *, force: bool
+    ) -> BaseException | None:
+        entries = self._flattener.entries(plans.values(), previews.values())
+        if not force and not self._legacy_stale and entries == self._legacy_held:
+            return None
+        if force and not entries and self._legacy_held is None and not self._legacy_stale:
+            return None  # nothing was ever shown: an empty list says nothing new
+        self._legacy_held = entries
+        self._legacy_stale = True
+        failure = await self._deliver([("", _wire.legacy_plan(entries))])
+        if failure is None:
+            self._legacy_stale = False
+        return failure
+
+    def legacy_update(self, plans: Mapping[str, Stored], previews: Mapping[str, Stored]) -> Json:
+        """The legacy `plan` update for these plans, without sending it."""
+        return _wire.legacy_plan(self._flattener.entries(plans.values(), previews.values()))
+
+    async def _deliver(self, updates: list[tuple[str, Json]]) -> BaseException | None:
+        # Marked stale before sending, cleared one by one as each arrives: whatever the send
+        # raises (a cancellation included), what did not arrive is re-sent later.
+        for plan_id, _ in updates:
+            if plan_id:
+                self._stale[plan_id] = None
+        for plan_id, update in updates:
+            try:
+                await self._send(_wire.notification(self._session_id, update))
+            except Exception as exc:
+                return exc
+            self._stale.pop(plan_id, None)
+        return None
+
+
+def _same(held: object, plan: Stored | None) -> bool:
+    if plan is None:
+        return held is _REMOVED
+    return isinstance(held, Stored) and (held is plan or held.same(plan))

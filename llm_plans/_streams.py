@@ -1,0 +1,170 @@
+"""Streamed plan tool calls in flight: their text so far, and when a preview is worth sending.
+
+A stream only decides *when* to ask the core for a preview; what a preview shows, and what
+the finished call does, is decided by the same core as every other call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._book import Stored
+from ._errors import StreamError
+from ._models import ToolName
+from ._scanner import ArgumentScanner
+
+# The text of all previews of one call stays within this many times the call's own text:
+# a long plan streamed at a live token rate is shown in growing steps rather than re-sent
+# whole for every line (a 100 KB markdown plan once cost 500 times its size in previews).
+PREVIEW_BUDGET = 6
+
+
+@dataclass(eq=False)
+class Flight:
+    """One streamed call: its fragments, what its previews showed, and their pace."""
+
+    tool: ToolName
+    limit: int
+    """Bytes of arguments kept; past it the call is rejected for its size when it finishes."""
+    scanner: ArgumentScanner = field(default_factory=ArgumentScanner)
+    parts: list[str | bytes] = field(default_factory=list)
+    size: int = 0
+    """Bytes of arguments received so far."""
+    whole: Mapping[str, Any] | None = None
+    """Decoded arguments given whole (some SDKs stream dicts), replacing any text."""
+    own_id: str | None = None
+    """The generated id this call's previews showed (a create without id keeps it)."""
+    preview: Stored | None = None
+    """The plan as last shown to the client, if any."""
+    shown: dict[str, None] = field(default_factory=dict)
+    """Every plan id a preview of this call touched: what a rollback must restore."""
+    chars: int = 0
+    """Characters of argument text received so far."""
+    previewed: int = 0
+    """Characters of argument text at each preview so far, added up (the budget's use)."""
+    last_at: float = float("-inf")
+    timer: asyncio.TimerHandle | None = None
+    _decoder: Any = None
+    _previewable: bool = True
+
+    def add(self, fragment: str | bytes | Mapping[str, Any]) -> bool:
+        """Take a fragment; True when it may let a preview show something new."""
+        if isinstance(fragment, Mapping):
+            self.whole, self.parts, self.size = fragment, [], 0
+            self._previewable = False  # previewed from the dict itself, not by the scanner
+            return True
+        if not isinstance(fragment, (str, bytes, bytearray)):
+            raise StreamError(
+                "a fragment must be str, bytes or a dict of arguments; "
+                f"got {type(fragment).__name__}"
+            )
+        if isinstance(fragment, (bytes, bytearray)):
+            fragment = bytes(fragment)
+            self.size += len(fragment)
+            text = self._decode(fragment)
+        else:
+            text = fragment
+            self.size += len(fragment.encode("utf-8", "surrogatepass"))
+        if self.size > self.limit:
+            self.parts.clear()  # rejected for its size when it finishes: stop keeping it
+            self._previewable = False
+            return False
+        self.parts.append(fragment)
+        if not self._previewable or text is None:
+            return False
+        self.chars += len(text)
+        return self.scanner.feed(text)
+
+    def _decode(self, fragment: bytes) -> str | None:
+        if self._decoder is None:
+            self._decoder = codecs.getincrementaldecoder("utf-8")("strict")
+        try:
+            return str(self._decoder.decode(fragment))
+        except UnicodeDecodeError:
+            self._previewable = False  # the finished call is rejected as not UTF-8
+            return None
+
+    @property
+    def previewable(self) -> bool:
+        return self.whole is not None or (self._previewable and not self.scanner.broken)
+
+    def fields(self) -> Mapping[str, Any] | None:
+        """The final parts of the arguments so far, or None when there is nothing to show."""
+        if self.whole is not None:
+            return self.whole
+        return self.scanner.final() if self.previewable else None
+
+    def arguments(self) -> tuple[Any, int | None]:
+        """The complete arguments, and their size when they were too long to keep."""
+        if self.whole is not None:
+            return self.whole, None
+        if self.size > self.limit:
+            return b"", self.size
+        if any(isinstance(p, bytes) for p in self.parts):
+            joined = b"".join(
+                p if isinstance(p, bytes) else p.encode("utf-8", "surrogatepass")
+                for p in self.parts
+            )
+            return joined, None
+        return "".join(p for p in self.parts if isinstance(p, str)), None
+
+    def wait(self, now: float, interval: float) -> float | None:
+        """Seconds until a preview may go out (0: now), or None until the text grows."""
+        if self.previewed > (PREVIEW_BUDGET - 1) * self.chars:
+            return None
+        return max(0.0, self.last_at + interval - now)
+
+    def previewed_now(self, now: float) -> None:
+        self.previewed += self.chars
+        self.last_at = now
+
+    def cancel_timer(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+
+class Streams:
+    """The streamed calls of one session, by call id."""
+
+    def __init__(self) -> None:
+        self._flights: dict[str, Flight] = {}
+
+    def get(self, call_id: str) -> Flight | None:
+        return self._flights.get(call_id)
+
+    def start(self, call_id: str, tool: ToolName, limit: int) -> Flight:
+        flight = self._flights.get(call_id)
+        if flight is None:
+            flight = self._flights[call_id] = Flight(tool, limit)
+        elif flight.tool != tool:
+            raise StreamError(f"call {call_id!r} was started as {flight.tool}, not {tool}")
+        return flight
+
+    def pop(self, call_id: str) -> Flight | None:
+        flight = self._flights.pop(call_id, None)
+        if flight is not None:
+            flight.cancel_timer()
+        return flight
+
+    def ids(self) -> list[str]:
+        return list(self._flights)
+
+    def held(self, but: Flight | None = None) -> set[str]:
+        """Plan ids other streams show or hold: a generated id must not take them."""
+        out = set()
+        for flight in self._flights.values():
+            if flight is not but:
+                if flight.own_id is not None:
+                    out.add(flight.own_id)
+                if flight.preview is not None:
+                    out.add(flight.preview.id)
+        return out
+
+    def previews(self) -> dict[str, Stored]:
+        """The plans streams in flight show, by id."""
+        return {f.preview.id: f.preview for f in self._flights.values() if f.preview is not None}

@@ -27,7 +27,10 @@ STEPS = 20
 
 
 def changes(i: int) -> str:
+    """The i-th update: steps are completed in turn, then set back to pending, and so on, so
+    that every call changes the plan (a call that changes nothing sends nothing)."""
     step = i % STEPS + 1
+    status = "completed" if (i // STEPS) % 2 == 0 else "pending"
     return json.dumps(
         {
             "id": "plan-1",
@@ -35,7 +38,7 @@ def changes(i: int) -> str:
             "entries": None,
             "content": None,
             "uri": None,
-            "changes": [{"step": step, "status": "completed", "priority": None, "content": None}],
+            "changes": [{"step": step, "status": status, "priority": None, "content": None}],
         }
     )
 

@@ -16,7 +16,7 @@ import json
 import statistics
 from typing import Any
 
-from timing import VirtualClockLoop, compare
+from timing import Ratio, VirtualClockLoop, compare
 from workload import CAPS, DumpingSend, compact, entries
 
 from llm_plans import PlanSession
@@ -111,23 +111,29 @@ def live(n: int, rounds: int) -> list[object]:
     session = PlanSession(observer, session_id="s", client_capabilities=CAPS)
     plain = PlanSession(DumpingSend(), session_id="s", client_capabilities=CAPS)
 
-    async def drive() -> None:
+    async def drive(feed: bool) -> None:
+        # An agent's loop turns once per fragment it reads from the network: so does this
+        # driver, and `idle` (the driver without a session) is subtracted from the CPU.
         for position, fragment in enumerate(fragments, 1):
             due = loop.advance(interval)
             observer.fragment = position
-            await session.feed("c", "create_plan", fragment)
-            if due:
-                # Turn the loop to run the timers now due, then wait for the work they
-                # started. (A real agent's loop turns on every fragment it reads;
-                # here only the turns the session needs are counted.)
+            if feed:
+                await session.feed("c", "create_plan", fragment)
+            await asyncio.sleep(0)
+            if due:  # run the timers now due, and wait for the work they started
                 await asyncio.sleep(0)
                 await asyncio.gather(*asyncio.all_tasks() - {asyncio.current_task()})
-        assert (await session.finish("c")).ok
-        await session.call("remove_plan", REMOVE)
+        if feed:
+            assert (await session.finish("c")).ok
+            await session.call("remove_plan", REMOVE)
 
     def streamed(number: int) -> None:
         for _ in range(number):
-            loop.run_until_complete(drive())
+            loop.run_until_complete(drive(feed=True))
+
+    def idle(number: int) -> None:
+        for _ in range(number):
+            loop.run_until_complete(drive(feed=False))
 
     def unstreamed(number: int) -> None:
         async def batch() -> None:
@@ -141,7 +147,7 @@ def live(n: int, rounds: int) -> list[object]:
         start = loop.now
         streamed(1)
         observed = list(observer.seen)
-        t = compare([streamed, unstreamed], rounds)
+        t = compare([streamed, idle, unstreamed], rounds)
     finally:
         loop.close()
 
@@ -150,11 +156,12 @@ def live(n: int, rounds: int) -> list[object]:
         arrived = start + (brace // FRAGMENT + 1) * interval
         shown = next(when for when, _, count, _ in observed if count > k)
         latencies.append(shown - arrived)
+    cpu = Ratio(tuple((s - i) / u for s, i, u in zip(*t.samples, strict=True)))
     total = sum(size for *_, size in observed)
     return [
         n,
         f"{len(fragments) * interval:.0f}",
-        t.ratio(0, 1).cell(),
+        cpu.cell(),
         len(observed),
         f"{total / observed[-1][3]:.1f}x",
         f"{statistics.median(latencies) * 1e3:.0f} / {max(latencies) * 1e3:.0f}",

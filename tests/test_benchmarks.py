@@ -48,3 +48,11 @@ def test_compare_interleaves_the_sides_and_reports_per_round_ratios() -> None:
     timings = compare([side("a"), side("b")], rounds=4)
     assert len(timings.ratio(0, 1).values) == 4
     assert blocks[-8:] == ["a", "b", "b", "a", "a", "b", "b", "a"]  # ABBA, not AAAA BBBB
+
+
+def test_readme_shows_every_section_and_how_to_reproduce_it() -> None:
+    readme = (BENCHMARKS.parent / "README.md").read_text()
+    section = readme[readme.index("## Benchmarks") :]
+    assert "python benchmarks/run.py" in section
+    for letter in ("a", "b", "c", "d", "e1", "e2", "f", "g", "h"):
+        assert f"\n{letter}. " in section, letter

@@ -8,10 +8,13 @@ The server is driven through the `mcp` package's own client, connected in-proces
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
+from anthropic_server import ScriptedAPI, serving
 from claude_agent_sdk import StreamEvent
+from integration_pipe import run_example
 from mcp import Client
 from mcp.types import CallToolResult
 from wire import chunks
@@ -198,3 +201,61 @@ def test_another_server_key_needs_its_prefix(send: RecordingSend) -> None:
         plan_server(PlanSession(send, session_id="s"), key="work")
     session = PlanSession(send, session_id="s", tool_prefixes=("", "mcp__work__"))
     assert plan_server(session, key="work")["name"] == "work"
+
+
+def claude_code_env(base_url: str, home: Path) -> dict[str, str]:
+    """Claude Code against the local API stand-in, with nothing else to reach."""
+    return {
+        "ANTHROPIC_BASE_URL": base_url,
+        "ANTHROPIC_API_KEY": "test-key",
+        "HOME": str(home),
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+    }
+
+
+BAD_UPDATE = {"id": "nope", "changes": [{"step": 1, "status": "completed"}]}
+SCRIPT = [
+    [("toolu_1", "mcp__plans__create_plan", json.dumps(CREATE))],
+    [("toolu_2", "mcp__plans__update_plan", json.dumps(BAD_UPDATE))],
+    [("toolu_3", "mcp__plans__update_plan", json.dumps(UPDATE))],
+    [("toolu_4", "mcp__plans__remove_plan", json.dumps({"id": "plan-1"}))],
+    "Fixed.",
+]
+
+
+@pytest.mark.parametrize("caps", [{"plan": {}}, {}])
+async def test_example_with_claude_code_over_an_acp_pipe(
+    caps: dict[str, Any], tmp_path: Path
+) -> None:
+    api = ScriptedAPI("mcp__plans__create_plan", SCRIPT)
+    with serving(api) as base_url:
+        client, stop = await run_example(
+            "claude_agent_sdk_agent", caps, env=claude_code_env(base_url, tmp_path)
+        )
+    assert stop == "end_turn"
+    assert client.updates[-1] == {
+        "sessionUpdate": "agent_message_chunk",
+        "content": {"type": "text", "text": "Fixed."},
+    }
+    plan = [u for u in client.updates if u["sessionUpdate"].startswith("plan")]
+    if caps:
+        assert plan[-1] == {"sessionUpdate": "plan_removed", "planId": "plan-1"}
+        assert type(client.typed[-2]).__name__ == "AgentPlanRemovedUpdate"
+        last_items = [u for u in plan if u["sessionUpdate"] == "plan_update"][-1]
+        assert last_items["plan"]["entries"][0]["status"] == "completed"
+    else:
+        assert plan[-1] == {"sessionUpdate": "plan", "entries": []}
+    # What Claude Code sent the model: the invalid call's result is the rejection, an error.
+    results = api.tool_results()
+    assert [r.get("is_error", False) for r in results] == [False, True, False, False]
+    rejection = results[1]["content"]
+    rejection = rejection if isinstance(rejection, str) else rejection[0]["text"]
+    same_state = PlanSession(RecordingSend(), session_id="x")
+    await same_state.call("create_plan", CREATE)
+    assert rejection == (await same_state.call("update_plan", BAD_UPDATE)).content
+    # The plan tools are offered up front (not deferred), Claude Code's own are not offered.
+    offered = {t["name"]: t for t in api.requests[0]["tools"]}
+    for name in PLAN_TOOL_NAMES:
+        assert not offered[name].get("defer_loading")
+    assert not set(BUILTIN_PLAN_TOOLS) & set(offered)

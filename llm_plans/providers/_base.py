@@ -68,11 +68,10 @@ class StreamedCall:
         """The arguments so far already form a whole JSON value (so more text is a new call)."""
         if self.final is not None:
             return True
-        text = "".join(self.parts)
-        if not text.rstrip().endswith(("}", "]")):
+        if not self.parts or not self.parts[-1].rstrip().endswith(("}", "]")):
             return False  # cheap, as this runs for every named delta of servers that repeat names
         try:
-            json.loads(text)
+            json.loads("".join(self.parts))
         except ValueError:
             return False
         return True

@@ -105,8 +105,10 @@ class OpenAIChatStream(StreamAdapter):
         function = get(delta, "function")
         name = get(function, "name")
         call = calls.by_id.get(call_id) if call_id else calls.by_index.get(index)
-        if call is None and not call_id and not name:
-            call = calls.latest  # an index that changed after the first delta (SGLang)
+        latest = calls.latest
+        unfinished = latest is not None and (not name or not latest.is_complete_json())
+        if call is None and not call_id and unfinished:
+            call = latest  # an index that changed after the first delta (SGLang)
         arguments = get(function, "arguments")
         # A name under the key of a complete call, with no id to tell them apart, is the next
         # call (Gemini's "" ids); tentative, as a server may just be repeating the name.

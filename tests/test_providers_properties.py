@@ -1,0 +1,74 @@
+"""Chat streams in any mix of the servers' quirks: every plan call gets exactly one result,
+under the id the server sent, and the client ends where the session is."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_providers_compat import assert_client_sees_session, new_session
+
+from llm_plans.providers import OpenAIChatStream
+from llm_plans.testing import chat_chunk, pieces
+
+quirks = st.fixed_dictionaries(
+    {
+        "ids": st.sampled_from(["first", "every", "empty", "none"]),
+        "index": st.sampled_from(["normal", "none", "zero", "shifted"]),
+        "whole": st.sampled_from(["no", "text", "dict"]),
+        "names": st.sampled_from(["first", "every"]),
+        "size": st.integers(1, 40),
+    }
+)
+
+
+def plan(number: int) -> dict[str, Any]:
+    steps = [{"content": f"Step {s} of call {number}"} for s in range(1, 4)]
+    return {"type": "items", "id": f"p{number}", "entries": steps}
+
+
+def provider_id(number: int, q: dict[str, Any]) -> str | None:
+    return {"first": f"call_{number}", "every": f"call_{number}", "empty": ""}.get(q["ids"])
+
+
+def deltas(number: int, q: dict[str, Any]) -> list[dict[str, Any]]:
+    """One call's deltas, in the shape of the quirks drawn."""
+    index = {"normal": number, "none": None, "zero": 0, "shifted": number}[q["index"]]
+    args = plan(number) if q["whole"] == "dict" else json.dumps(plan(number))
+    parts: list[Any] = [args] if q["whole"] != "no" else ["", *pieces(str(args), q["size"])]
+    out = []
+    for n, part in enumerate(parts):
+        delta: dict[str, Any] = {"function": {"arguments": part}}
+        if n == 0 or q["names"] == "every":
+            delta["function"]["name"] = "create_plan"
+        if q["ids"] != "none" and (n == 0 or q["ids"] != "first"):
+            delta["id"] = provider_id(number, q)
+        if index is not None:
+            delta["index"] = index + (10 if n and q["index"] == "shifted" else 0)
+        out.append(delta)
+    return out
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    calls=st.lists(quirks, min_size=1, max_size=3),
+    reason=st.sampled_from([None, ""]),
+    last=st.sampled_from(["tool_calls", None]),
+)
+async def test_any_mix_of_quirks(
+    calls: list[dict[str, Any]], reason: str | None, last: str | None
+) -> None:
+    session, send = new_session()
+    async with OpenAIChatStream(session) as stream:
+        for number, q in enumerate(calls):
+            for delta in deltas(number, q):
+                await stream.on_event(chat_chunk({"tool_calls": [delta]}, reason))
+        if last is not None:
+            await stream.on_event(chat_chunk({}, last))
+        results = await stream.finish()
+    assert [r["tool_call_id"] for r in results] == [provider_id(n, q) for n, q in enumerate(calls)]
+    assert all(r["content"].startswith(f'Created plan "p{n}"') for n, r in enumerate(results))
+    assert list(session.plans) == [f"p{n}" for n in range(len(calls))]
+    assert_client_sees_session(send, session)

@@ -569,3 +569,11 @@ def test_argument_models_accept_what_the_schema_allows(
     arguments = data.draw(from_schema(schema))
     jsonschema.validate(arguments, schema)
     ARGUMENT_MODELS[name].model_validate_json(json.dumps(arguments))  # type: ignore[index]
+
+
+def test_the_update_plan_example_is_valid_in_strict_form() -> None:
+    example = json.loads(tools.description("update_plan").split("e.g. `")[1].split("`")[0])
+    changes = [{"priority": None, "content": None, **change} for change in example]
+    arguments = {"id": "plan-1", "type": None, "entries": None, "content": None, "uri": None}
+    arguments["changes"] = changes
+    jsonschema.validate(arguments, tools.schema("update_plan", all_required=True))

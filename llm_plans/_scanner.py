@@ -66,6 +66,8 @@ class _Fragments:
         """How many of the last parts are fragments as fed, not yet merged."""
         self.end = 0
         """The offset just after the text fed so far."""
+        self.copied = 0
+        """Characters copied by merging and cutting, to show in tests that it is linear."""
 
     def append(self, fragment: str) -> None:
         parts = self._parts
@@ -75,7 +77,9 @@ class _Fragments:
         if self._loose == _MERGE:
             # Each character is merged once at most: merged parts are never merged again.
             loose = [parts.pop() for _ in range(_MERGE)][::-1]
-            parts.append((loose[0][0], "".join(part for _, part in loose)))
+            merged = "".join(part for _, part in loose)
+            parts.append((loose[0][0], merged))
+            self.copied += len(merged)
             self._loose = 0
 
     def drop(self, offset: int) -> None:
@@ -96,7 +100,9 @@ class _Fragments:
             if at >= stop:
                 break
             pieces.append(part[max(start - at, 0) : stop - at])
-        return "".join(pieces)
+        piece = "".join(pieces)
+        self.copied += len(piece)
+        return piece
 
 
 class ArgumentScanner:

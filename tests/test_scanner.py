@@ -169,6 +169,38 @@ def test_an_element_is_final_at_its_closing_brace() -> None:
     assert scanner.complete
 
 
+@given(
+    st.lists(st.dictionaries(texts, json_values, max_size=3) | texts, min_size=1, max_size=5),
+    st.data(),
+)
+def test_any_element_is_final_at_its_last_character(
+    elements: list[Any], data: st.DataObject
+) -> None:
+    def space() -> str:
+        return data.draw(st.text(" \t\r\n", max_size=3))
+
+    ensure_ascii = data.draw(st.booleans())
+    text = "{" + space() + '"entries"' + space() + ":" + space() + "[" + space()
+    ends = []
+    for position, element in enumerate(elements):
+        if position:
+            text += "," + space()
+        indent = data.draw(st.none() | st.integers(0, 2))
+        text += json.dumps(element, ensure_ascii=ensure_ascii, indent=indent)
+        ends.append(len(text) - 1)  # the closing brace or quote
+        text += space()
+    text += "]" + space() + "}"
+    scanner = ArgumentScanner()
+    for at, char in enumerate(text):
+        new = scanner.feed(char)
+        final = scanner.final()
+        assert final is not None
+        shown = sum(end <= at for end in ends)
+        assert final.get("entries", []) == elements[:shown]
+        assert new == (at in ends)
+    assert scanner.final() == {"entries": elements}
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -369,12 +401,13 @@ def markdown_arguments(lines: int) -> str:
     return json.dumps({"type": "markdown", "id": "plan", "content": body})
 
 
-def steps(text: str, size: int) -> int:
+def work(text: str, size: int) -> tuple[int, int]:
+    """Loop iterations and characters copied to scan `text` in fragments of `size`."""
     scanner = ArgumentScanner()
     for start in range(0, len(text), size):
         scanner.feed(text[start : start + size])
     assert scanner.complete
-    return scanner._steps
+    return scanner._steps, scanner._fragments.copied
 
 
 @pytest.mark.parametrize(
@@ -387,14 +420,19 @@ def steps(text: str, size: int) -> int:
         ),
         lambda count: json.dumps({"content": "\n" * count * 20}),
         lambda count: json.dumps({"content": "\\n" * count * 20}),
+        lambda count: json.dumps({"entries": [[[n]] for n in range(count * 10)]}),
     ],
-    ids=["markdown", "entries", "newlines", "escaped-backslashes"],
+    ids=["markdown", "entries", "newlines", "escaped-backslashes", "nested"],
 )
 @pytest.mark.parametrize("size", [1, 8, 1000])
 def test_work_grows_linearly(build: Any, size: int) -> None:
     short, long = build(500), build(2_000)
     assert len(long) <= 4.5 * len(short)
-    assert steps(long, size) <= 4.5 * steps(short, size)
+    (short_steps, short_copied), (long_steps, long_copied) = work(short, size), work(long, size)
+    assert long_steps <= 4.5 * short_steps
+    # Each character is copied at most twice: merged once with its neighbours, cut out once.
+    assert short_copied <= 2 * len(short)
+    assert long_copied <= 2 * len(long)
 
 
 def test_throughput_of_500_kb_of_markdown_in_8_byte_fragments(

@@ -30,6 +30,24 @@ if TYPE_CHECKING:
     import httpx2
     import openai
 
+__all__ = [
+    "Broken",
+    "FakeModelAPI",
+    "RecordingSend",
+    "anthropic_client",
+    "anthropic_events",
+    "anthropic_message",
+    "chat_chunk",
+    "chat_chunks",
+    "chat_completion",
+    "client_view",
+    "openai_client",
+    "pieces",
+    "responses_events",
+    "responses_response",
+    "sse",
+]
+
 Call = tuple[str, str, Any]
 """(id, tool name, arguments): JSON text, or a dict for Anthropic's decoded `input`."""
 Body = dict[str, Any] | bytes

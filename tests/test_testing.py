@@ -12,6 +12,8 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from openai.types.responses import Response, ResponseStreamEvent
 from pydantic import TypeAdapter
 
+import llm_plans.providers
+import llm_plans.testing
 from llm_plans.testing import (
     Broken,
     FakeModelAPI,
@@ -93,3 +95,32 @@ def test_importing_needs_no_optional_package() -> None:
         "import llm_plans.testing, llm_plans.providers"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_public_names() -> None:
+    assert sorted(llm_plans.testing.__all__) == [
+        "Broken",
+        "FakeModelAPI",
+        "RecordingSend",
+        "anthropic_client",
+        "anthropic_events",
+        "anthropic_message",
+        "chat_chunk",
+        "chat_chunks",
+        "chat_completion",
+        "client_view",
+        "openai_client",
+        "pieces",
+        "responses_events",
+        "responses_response",
+        "sse",
+    ]
+    assert sorted(llm_plans.providers.__all__) == [
+        "AnthropicStream",
+        "Arguments",
+        "OpenAIChatStream",
+        "OpenAIResponsesStream",
+        "ProviderCall",
+        "StreamAdapter",
+        "parse",
+    ]

@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from .._session import PlanSession
@@ -41,7 +41,8 @@ class ProviderCall:
         return self.shape(self, content, ok)
 
 
-_adapters = itertools.count(1)
+_adapters = itertools.count(1)  # numbers each adapter, for session call ids unique to it
+_Adapter = TypeVar("_Adapter", bound="StreamAdapter")
 
 
 @dataclass
@@ -126,7 +127,7 @@ class StreamAdapter:
 
     aclose = abort
 
-    async def __aenter__(self) -> StreamAdapter:
+    async def __aenter__(self: _Adapter) -> _Adapter:
         return self
 
     async def __aexit__(

@@ -84,6 +84,10 @@ class StreamAdapter:
     Use it as an async context manager: calls still open when the block exits without
     `finish()` (the stream broke, the turn was cancelled) are aborted, which rolls back
     their previews on the client exactly as a rejected call's.
+
+    An adapter follows one response at a time. Fed the start of another (Anthropic's
+    `message_start`, Responses' `response.created`, a chat chunk with a new id once every
+    choice finished), it aborts what the last one left open and starts its results anew.
     """
 
     def __init__(self, session: PlanSession) -> None:

@@ -33,9 +33,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import mcp.types
-from claude_agent_sdk import McpSdkServerConfig
-from mcp.server import Server
+try:
+    import mcp.types
+    from claude_agent_sdk import McpSdkServerConfig
+    from mcp.server import Server
+except ImportError as missing:  # the framework is an optional extra
+    raise ImportError(
+        f'{missing}; install it with: pip install "llm-plans[claude-agent-sdk]"'
+    ) from missing
 
 from .. import tools
 from .._errors import ConfigurationError

@@ -24,11 +24,16 @@ import contextvars
 from typing import Any
 from uuid import UUID
 
-from langchain_core.callbacks import AsyncCallbackHandler
-from langchain_core.messages import AIMessage, AIMessageChunk, ToolCall
-from langchain_core.outputs import ChatGenerationChunk, LLMResult
-from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import BaseTool, ToolException
+try:
+    from langchain_core.callbacks import AsyncCallbackHandler
+    from langchain_core.messages import AIMessage, AIMessageChunk, ToolCall
+    from langchain_core.outputs import ChatGenerationChunk, LLMResult
+    from langchain_core.runnables import RunnableConfig
+    from langchain_core.tools import BaseTool, ToolException
+except ImportError as missing:  # the framework is an optional extra
+    raise ImportError(
+        f'{missing}; install it with: pip install "llm-plans[langchain]"'
+    ) from missing
 from pydantic import ConfigDict
 
 from .. import tools

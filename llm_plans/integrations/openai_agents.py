@@ -23,8 +23,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents import FunctionTool
-from agents.tool_context import ToolContext
+try:
+    from agents import FunctionTool
+    from agents.tool_context import ToolContext
+except ImportError as missing:  # the framework is an optional extra
+    raise ImportError(
+        f'{missing}; install it with: pip install "llm-plans[openai-agents]"'
+    ) from missing
 
 from .. import tools
 from .._session import PlanSession

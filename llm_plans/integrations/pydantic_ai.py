@@ -24,11 +24,16 @@ from collections.abc import AsyncIterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic_ai import RunContext, ToolDefinition
-from pydantic_ai.capabilities import AbstractCapability
-from pydantic_ai.exceptions import ToolFailed
-from pydantic_ai.messages import PartDeltaEvent, PartStartEvent, ToolCallPart, ToolCallPartDelta
-from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
+try:
+    from pydantic_ai import RunContext, ToolDefinition
+    from pydantic_ai.capabilities import AbstractCapability
+    from pydantic_ai.exceptions import ToolFailed
+    from pydantic_ai.messages import PartDeltaEvent, PartStartEvent, ToolCallPart, ToolCallPartDelta
+    from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
+except ImportError as missing:  # the framework is an optional extra
+    raise ImportError(
+        f'{missing}; install it with: pip install "llm-plans[pydantic-ai]"'
+    ) from missing
 
 from .. import tools
 from .._session import PlanSession

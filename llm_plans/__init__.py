@@ -2,7 +2,7 @@
 
 from . import tools
 from ._acp import ClientCapabilitiesRecorder, acp_send
-from ._errors import ConfigurationError, LLMPlansError, StreamError
+from ._errors import ConfigurationError, LLMPlansError, ReentrancyError, StreamError
 from ._feedback import ToolResult
 from ._limits import Limits
 from ._models import (
@@ -16,7 +16,8 @@ from ._models import (
     RemovePlanArgs,
     UpdatePlanArgs,
 )
-from ._session import PlanSession, Send
+from ._outbox import Send
+from ._session import PlanSession
 from ._wire import WireForm
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "Plan",
     "PlanEntry",
     "PlanSession",
+    "ReentrancyError",
     "RemovePlanArgs",
     "Send",
     "StreamError",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._errors import ConfigurationError
-from ._session import Send
+from ._outbox import Send
 from ._wire import Json
 
 

@@ -132,11 +132,11 @@ class Flattener:
             )
         path = local_path(plan.uri)
         text = None
-        if self._read_text is read_plan_file:
-            if isinstance(key, tuple):
-                text = read_local(Path(key[0]))  # the checked real path, not the link
-        elif path is None or self._inside(path):
-            text = self._read_text(plan.uri)
+        if self._read_text is not read_plan_file:
+            if path is None or self._inside(path):
+                text = self._read_text(plan.uri)
+        elif isinstance(key, tuple):
+            text = read_local(Path(key[0]))  # the checked real path, not the link
         entries = self._bounded(markdown_items(text), plan.id) if text is not None else ()
         name = path if path is not None else plan.uri
         return entries or (self._entry("pending", f"Plan file: {name}"),)

@@ -89,7 +89,7 @@ class Outbox:
         entries = self._flattener.entries(plans.values(), previews.values())
         if not force and not self._legacy_stale and entries == self._legacy_held:
             return None
-        if force and not entries and self._legacy_held is None and not self._legacy_stale:
+        if not entries and self._legacy_held is None and not self._legacy_stale:
             return None  # nothing was ever shown: an empty list says nothing new
         self._legacy_held = entries
         self._legacy_stale = True

@@ -51,26 +51,44 @@ def decode_bytes(data: bytes) -> Any:
     try:
         return _strict(data)
     except ValueError as exc:
-        raise Undecodable(_explain(str(exc), data), truncated=is_truncated(data)) from None
+        known = _explain(str(exc), data)
+        if known is not None:
+            raise Undecodable(known, truncated=False) from None
+        message = f"the arguments are not valid JSON ({exc})"
+        raise Undecodable(message, truncated=is_truncated(data)) from None
 
 
 def _strict(data: bytes) -> Any:
     return jiter.from_json(data, allow_inf_nan=False, catch_duplicate_keys=True)
 
 
-def _explain(error: str, data: bytes) -> str:
+def _explain(error: str, data: bytes) -> str | None:
+    # jiter's messages for the causes a model can act on, said in its terms.
     if "invalid unicode" in error.lower() or "utf-8" in error.lower():
         return "the arguments are not UTF-8 text"
-    if "surrogate" in error:
-        return "the arguments contain a lone surrogate escape (such as \\udfff), not a character"
+    if "surrogate" in error or "hex escape" in error:
+        return "the arguments contain a lone surrogate (such as \\udfff) or a broken \\u escape"
     if "recursion limit" in error:
         return "the arguments are nested too deeply"
     if "duplicate key" in error:
         key = error.split('"')[1] if error.count('"') >= 2 else "?"
         return f'the key "{key}" appears twice in one object; send each key once'
-    if b"NaN" in data or b"Infinity" in data:
+    if _at_error(error, data).lstrip(b"-").startswith((b"NaN", b"Infinity")):
         return "NaN and Infinity are not JSON numbers; send finite numbers or strings"
-    return f"the arguments are not valid JSON ({error})"
+    return None
+
+
+_POSITION = re.compile(r"line (\d+) column (\d+)")
+
+
+def _at_error(error: str, data: bytes) -> bytes:
+    """The bytes where jiter says it failed (its line and column, 1-based)."""
+    found = _POSITION.search(error)
+    if found is None:
+        return b""
+    lines = data.split(b"\n")
+    line, column = int(found.group(1)), int(found.group(2))
+    return lines[line - 1][column - 1 :] if 0 < line <= len(lines) else b""
 
 
 def is_truncated(data: bytes) -> bool:

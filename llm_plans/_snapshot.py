@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
 from ._apply import Rejected, Rules, apply
-from ._book import AnyPlan, Book, Stored
+from ._book import AnyPlan, Book
 from ._errors import ConfigurationError
 from ._models import Plan
 
@@ -57,27 +59,21 @@ def load(snapshot: Mapping[str, Any], rules: Rules) -> Book:
             continue
         book = outcome.book
         if plan.meta is not None:
-            stored = book.plans[plan.id]
-            book = Book(
-                {
-                    **book.plans,
-                    plan.id: Stored(
-                        stored.type,
-                        stored.id,
-                        stored.entries,
-                        stored.content,
-                        stored.uri,
-                        plan.meta,
-                    ),
-                },
-                book.next_number,
-            )
+            try:
+                json.dumps(plan.meta, allow_nan=False)
+            except (ValueError, TypeError, RecursionError) as exc:
+                problems.append(f"plans[{index}] ({plan.id!r}): _meta is not strict JSON ({exc})")
+                continue
+            with_meta = dataclasses.replace(book.plans[plan.id], meta=plan.meta)
+            book = Book({**book.plans, plan.id: with_meta}, book.next_number)
     if problems:
         raise ConfigurationError("invalid snapshot:\n" + "\n".join(problems))
     return Book(book.plans, max(number, book.next_number))
 
 
 def _as_call(plan: AnyPlan) -> dict[str, Any]:
-    call: dict[str, Any] = _PLAN.dump_python(plan, mode="json", by_alias=True, exclude_none=True)
+    # Python mode keeps a NaN a NaN, so the call's strict checks see it (JSON mode would
+    # quietly turn it into null).
+    call: dict[str, Any] = _PLAN.dump_python(plan, by_alias=True, exclude_none=True)
     call.pop("_meta", None)
     return call

@@ -127,3 +127,54 @@ async def test_snapshot_restore_and_replay(form: str) -> None:
         check(form, params)
     created = await restored.call("create_plan", ITEMS)
     assert created.plan_id == "plan-2"  # generated ids continue, never reused
+
+
+async def test_a_failing_on_commit_still_tells_the_client_and_the_caller(form: str) -> None:
+    caps = {"documents": {"planCapabilities": {}}, "schema": {"plan": {}}, "legacy": None}[form]
+    send = RecordingSend()
+    failures = [OSError("disk full")]
+
+    def save(_: PlanSession) -> None:
+        if failures:
+            raise failures.pop()
+
+    session = PlanSession(send, session_id="s", client_capabilities=caps, on_commit=save)
+    result = await session.call("create_plan", ITEMS)
+    assert result.ok
+    assert isinstance(result.failure, OSError)
+    assert len(send.sent) == 1  # the change stands, and the client sees it
+    assert (await session.call("remove_plan", {"id": "plan-1"})).failure is None
+
+
+async def test_legacy_replay_resends_an_emptied_list_that_did_not_arrive() -> None:
+    send = RecordingSend()
+    session = PlanSession(send, session_id="s")
+    await session.call("create_plan", ITEMS)
+    send.fail_with = ConnectionError("gone")
+    removed = await session.call("remove_plan", {"id": "plan-1"})
+    assert removed.ok
+    assert isinstance(removed.failure, ConnectionError)
+    send.fail_with = None
+    await session.replay()
+    assert send.updates[-1] == {"sessionUpdate": "plan", "entries": []}
+
+
+async def test_calls_from_inside_send_fail_fast() -> None:
+    seen: list[BaseException] = []
+
+    class Reentrant(RecordingSend):
+        async def __call__(self, params: dict[str, Any]) -> None:
+            await super().__call__(params)
+            for attempt in (
+                session.call("remove_plan", {"id": "plan-1"}),
+                asyncio.ensure_future(session.replay()),
+            ):
+                try:
+                    await asyncio.wait_for(attempt, 1)
+                except Exception as exc:
+                    seen.append(exc)
+
+    session = PlanSession(Reentrant(), session_id="s")
+    result = await asyncio.wait_for(session.call("create_plan", ITEMS), 5)
+    assert result.ok
+    assert [type(e).__name__ for e in seen] == ["ReentrancyError", "ReentrancyError"]

@@ -18,6 +18,7 @@ def test_public_names_are_exactly_the_intended_ones() -> None:
         "Plan",
         "PlanEntry",
         "PlanSession",
+        "ReentrancyError",
         "RemovePlanArgs",
         "Send",
         "StreamError",
@@ -47,3 +48,4 @@ def test_tools_module_contract() -> None:
 def test_errors_form_one_tree() -> None:
     assert issubclass(llm_plans.ConfigurationError, llm_plans.LLMPlansError)
     assert issubclass(llm_plans.StreamError, llm_plans.LLMPlansError)
+    assert issubclass(llm_plans.ReentrancyError, llm_plans.LLMPlansError)

@@ -1,0 +1,180 @@
+"""Streamed calls end exactly as the same call sent whole would, whatever the key order."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from client_view import ClientView, check_compliant, expected
+
+from llm_plans import Limits, PlanSession
+from llm_plans.testing import RecordingSend
+
+SCHEMA = {"plan": {}}
+
+
+def session_of(send: RecordingSend, **kwargs: Any) -> PlanSession:
+    kwargs.setdefault("client_capabilities", SCHEMA)
+    return PlanSession(send, session_id="s", stream_interval=0, **kwargs)
+
+
+async def stream(
+    session: PlanSession, call_id: str, tool: str, text: str | bytes, size: int = 1
+) -> None:
+    for start in range(0, len(text), size):
+        await session.feed(call_id, tool, text[start : start + size])
+
+
+def client_matches(session: PlanSession, send: RecordingSend) -> None:
+    for params in send.sent:
+        check_compliant(session.form, params)
+    view = ClientView(session.form).apply_all(send.updates)
+    assert view.shown() == expected(session.plans)
+
+
+async def test_an_id_that_arrives_after_the_entries_moves_the_preview() -> None:
+    send = RecordingSend()
+    session = session_of(send)
+    text = '{"type": "items", "entries": [{"content": "a"}, {"content": "b"}], "id": "x"}'
+    await stream(session, "c", "create_plan", text)
+    first = {"content": "a", "priority": "medium", "status": "pending"}
+    preview = {"type": "items", "planId": "plan-1", "entries": [first]}
+    assert {"sessionUpdate": "plan_update", "plan": preview} in send.updates
+    result = await session.finish("c")
+    assert result.ok
+    assert result.plan_id == "x"
+    client_matches(session, send)
+    assert session.snapshot()["next_number"] == 1  # plan-1 was only ever a preview
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"type": "items", "id": "a", "entries": [{"content": "a"}], "id": "b"}',
+        '{"id": "old", "entries": [{"content": "new"}], "id": "other"}',
+    ],
+)
+async def test_a_duplicated_id_key_is_rejected_and_its_previews_taken_back(text: str) -> None:
+    send = RecordingSend()
+    session = session_of(send)
+    for plan_id in ("old", "other"):
+        await session.call("create_plan", {"type": "items", "id": plan_id, "entries": ["keep"]})
+    before = session.snapshot()
+    tool = "create_plan" if text.startswith('{"type"') else "update_plan"
+    await stream(session, "c", tool, text)
+    result = await session.finish("c")
+    assert not result.ok
+    assert 'key "id" appears twice' in result.content
+    assert session.snapshot() == before
+    client_matches(session, send)
+
+
+async def test_a_plain_call_may_take_an_id_a_stream_only_previewed() -> None:
+    send = RecordingSend()
+    session = session_of(send)
+    text = json.dumps({"type": "items", "entries": [{"content": "a"}, {"content": "b"}]})
+    await stream(session, "c", "create_plan", text[: text.index("}") + 1])
+    assert send.updates[-1]["plan"]["planId"] == "plan-1"
+    taken = await session.call("create_plan", {"type": "items", "id": "plan-1", "entries": ["x"]})
+    assert taken.ok
+    generated = await session.call("create_plan", {"type": "items", "entries": ["y"]})
+    assert generated.plan_id == "plan-2"
+    await stream(session, "c", "create_plan", text[text.index("}") + 1 :])
+    result = await session.finish("c")
+    assert result.ok, result.content
+    assert result.plan_id == "plan-3"
+    client_matches(session, send)
+
+
+async def test_a_rejected_stream_consumes_no_generated_number() -> None:
+    send = RecordingSend()
+    session = session_of(send)
+    await stream(
+        session,
+        "c",
+        "create_plan",
+        '{"type": "items", "entries": [{"content": "a"}, {"content": 7}]}',
+    )
+    assert not (await session.finish("c")).ok
+    created = await session.call("create_plan", {"type": "items", "entries": ["x"]})
+    assert created.plan_id == "plan-1"
+    client_matches(session, send)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"type": "markdown", "content": "' + "é" * 600 + '"}',
+        b'{"type": "markdown", "content": "\xff\xfe"}',
+        '{"type": "markdown", "content": "\\udfff"}',
+        '{"type": "items", "entries": [{"content": "a", "_meta": {"x": NaN}}]}',
+    ],
+)
+async def test_streamed_and_whole_calls_get_the_same_answer(text: str | bytes) -> None:
+    limits = Limits(max_arguments_bytes=1000)
+    whole = await session_of(RecordingSend(), limits=limits).call("create_plan", text)
+    send = RecordingSend()
+    session = session_of(send, limits=limits)
+    await stream(session, "c", "create_plan", text, size=7)
+    streamed = await session.finish("c")
+    assert (streamed.ok, streamed.content) == (whole.ok, whole.content)
+    assert not streamed.ok
+    client_matches(session, send)
+
+
+async def test_each_step_shows_when_its_closing_brace_arrives_in_spaced_json() -> None:
+    send = RecordingSend()
+    session = session_of(send)
+    steps = [{"content": f"Step {n}", "status": "pending"} for n in range(5)]
+    text = json.dumps({"type": "items", "entries": steps}, indent=2)
+    shown = []
+    for index, char in enumerate(text):
+        await session.feed("c", "create_plan", char)
+        if char == "}" and index < len(text) - 1:
+            shown.append(len(send.updates[-1]["plan"]["entries"]))
+    assert shown == [1, 2, 3, 4, 5]
+    await session.finish("c")
+    assert len(send.updates) == 5  # the last preview was the plan: not sent twice
+
+
+async def test_a_legacy_markdown_preview_waits_for_list_items() -> None:
+    send = RecordingSend()
+    session = session_of(send, client_capabilities=None)
+    content = "# Release\n\nSome words first.\n\n- [ ] Tag\n- [x] Build\n"
+    await stream(session, "c", "create_plan", json.dumps({"type": "markdown", "content": content}))
+    contents = [[e["content"] for e in u["entries"]] for u in send.updates]
+    assert contents[0] == ["Tag"]  # never the heading alone
+    assert "Release" not in {c for entries in contents for c in entries}
+    await session.finish("c")
+    assert send.updates[-1]["entries"][-1] == {
+        "content": "Build",
+        "priority": "medium",
+        "status": "completed",
+    }
+
+
+async def test_previews_of_a_long_plan_stay_within_ten_times_its_size() -> None:
+    send = RecordingSend()
+    session = session_of(send)
+    content = "".join(f'- [ ] line {n} with "quotes" and a \\ backslash\n' for n in range(2000))
+    text = json.dumps({"type": "markdown", "content": content})
+    await stream(session, "c", "create_plan", text, size=8)
+    assert (await session.finish("c")).ok
+    sizes = [len(json.dumps(params)) for params in send.sent]
+    assert sum(sizes) <= 10 * sizes[-1]
+    assert len(sizes) > 5  # still shown as it grows
+    client_matches(session, send)
+
+
+async def test_abort_takes_back_every_preview_and_frees_the_id() -> None:
+    send = RecordingSend()
+    session = session_of(send)
+    await session.call("create_plan", {"type": "items", "id": "p", "entries": ["old"]})
+    await stream(session, "u", "update_plan", '{"id": "p", "entries": [{"content": "new"}, {"c')
+    await stream(session, "c", "create_plan", '{"type": "items", "entries": [{"content": "a"}, {"c')
+    assert sorted(await session.abort_all()) == ["c", "u"]
+    client_matches(session, send)
+    assert (
+        await session.call("create_plan", {"type": "items", "entries": ["x"]})
+    ).plan_id == "plan-1"

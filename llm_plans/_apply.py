@@ -359,7 +359,10 @@ def _build(
 
 
 def _entry(e: Json) -> Json:
-    # Validated arguments carry only the keys sent; ACP wants priority and status always.
+    # Validated arguments carry only the keys sent, in schema order; ACP wants priority and
+    # status always. A step sent complete is already in ACP's shape and is kept as it is.
+    if len(e) == 3 and e.get("priority") is not None and e.get("status") is not None:
+        return e
     out: Json = {
         "content": e["content"],
         "priority": e.get("priority") or "medium",

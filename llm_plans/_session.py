@@ -15,7 +15,6 @@ from . import _feedback, _wire
 from ._apply import Applied, Rejected, Rules, apply
 from ._arguments import Decoded
 from ._book import AnyPlan, Book
-from ._calls import native_result, parse_call
 from ._errors import ConfigurationError, ReentrancyError, StreamError
 from ._feedback import ToolResult
 from ._legacy import Flattener, ReadText, read_plan_file
@@ -116,7 +115,9 @@ class PlanSession:
 
     def handles(self, call: Any) -> bool:
         """True when `call` (as an SDK returns it) is a call to one of the plan tools."""
-        parsed = parse_call(call)
+        from .providers import parse  # the providers build on the session, not the reverse
+
+        parsed = parse(call)
         return parsed is not None and self.plan_tool(parsed.name) is not None
 
     async def handle(self, call: Any, *, truncated: bool = False) -> dict[str, Any] | None:
@@ -127,7 +128,9 @@ class PlanSession:
         `truncated=True` for the last call of a response cut by the token limit
         (`finish_reason == "length"`, `stop_reason == "max_tokens"`): it is rejected as cut off.
         """
-        parsed = parse_call(call)
+        from .providers import parse
+
+        parsed = parse(call)
         tool = None if parsed is None else self.plan_tool(parsed.name)
         if parsed is None or tool is None:
             return None
@@ -135,7 +138,7 @@ class PlanSession:
             result = _feedback.cut_off(tool)
         else:
             result = await self.call(tool, parsed.arguments)
-        return native_result(parsed, result.content, result.ok)
+        return parsed.result(result.content, result.ok)
 
     # ---- streamed calls ---------------------------------------------------------------------
 

@@ -63,9 +63,10 @@ def resolve_api(args: argparse.Namespace) -> str:
     if args.model is None and args.api is None:
         return "scripted"  # nothing named, nothing set: the offline model, labelled as such
     named = f"--model {args.model}" if args.model else f"--api {args.api}"
+    other = " (or ANTHROPIC_API_KEY with --api anthropic)" if args.api is None else ""
     raise MissingKey(
-        f"coding_agent.py: {named} needs {KEYS[api]}, which is not set. Set it in the "
-        "agent's environment, or pass --model scripted for the offline scripted model."
+        f"coding_agent.py: {named} needs {KEYS[api]}{other}, which is not set. Set it in "
+        "the agent's environment, or pass --model scripted for the offline scripted model."
     )
 
 

@@ -127,3 +127,9 @@ def test_golden_round_trips_through_the_acp_sdk(name: str) -> None:
     parsed = SessionNotification.model_validate(data)
     dumped = parsed.model_dump(mode="json", by_alias=True, exclude_none=True)
     assert dumped == data
+
+
+def test_ci_runs_the_spec_cross_check() -> None:
+    """CI names the spec folder, so a missing folder fails there instead of skipping."""
+    ci = (Path(__file__).parents[1] / ".ci" / "run").read_text()
+    assert 'export LLM_PLANS_SPEC_DIR="${LLM_PLANS_SPEC_DIR:-$PWD/../shared/spec}"' in ci

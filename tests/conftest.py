@@ -1,14 +1,25 @@
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from llm_plans import PlanSession
 from llm_plans.testing import RecordingSend
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+# Hypothesis profiles, picked by HYPOTHESIS_PROFILE: "dev" (the default) keeps a local
+# `python -m pytest` quick; "ci" (set by .ci/run) runs the full counts. Tests that set their own
+# max_examples (tests/test_properties.py) keep them under both; deadline and health checks come
+# from here. No deadline: a call's first run warms pydantic and jiter and times vary on CI.
+_PROFILE = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("dev", max_examples=20, stateful_step_count=25, **_PROFILE)
+settings.register_profile("ci", max_examples=500, stateful_step_count=25, **_PROFILE)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 CAPABILITIES = {
     "documents": {"planCapabilities": {}},

@@ -20,7 +20,12 @@ from pydantic_ai.messages import (
     ToolCallPartDelta,
     ToolReturnPart,
 )
+from pydantic_ai.models.anthropic import AnthropicModel
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.providers.anthropic import AnthropicProvider
+from pydantic_ai.providers.openai import OpenAIProvider
+from wire import Recorder, anthropic_client, chat_completion, message, openai_client
 
 from llm_plans import PlanSession, tools
 from llm_plans.integrations.pydantic_ai import PlanToolset
@@ -141,7 +146,7 @@ async def test_doubly_encoded_arguments_are_repaired(
     assert list(session.plans) == ["plan-1"]
 
 
-async def test_tools_are_strict_sequential_and_match_llm_plans_schemas(
+async def test_tools_are_sequential_and_match_llm_plans_schemas(
     session: PlanSession,
 ) -> None:
     seen: list[Any] = []
@@ -153,7 +158,6 @@ async def test_tools_are_strict_sequential_and_match_llm_plans_schemas(
     await Agent(FunctionModel(model), toolsets=[PlanToolset(session)]).run("hi")
     assert [t.name for t in seen] == list(tools.NAMES)
     for tool in seen:
-        assert tool.strict is True
         assert tool.sequential is True
         assert tool.parameters_json_schema == tools.schema(tool.name, all_required=True)
         assert tool.description == tools.description(tool.name)
@@ -230,3 +234,46 @@ async def test_example_over_an_acp_pipe(caps: dict[str, Any], kinds: str | None)
         assert {u["sessionUpdate"] for u in plan_updates} == {"plan"}
         assert plan_updates[-1]["entries"] == []
     assert client.updates[-1]["sessionUpdate"] == "agent_message_chunk"
+
+
+async def test_over_the_openai_wire_failed_calls_are_pydantic_ai_error_objects(
+    session: PlanSession,
+) -> None:
+    done = chat_completion([], "stop")
+    done["choices"][0]["message"]["content"] = "Fixed."
+    bad = json.dumps({"id": "nope", "changes": [{"step": 1, "status": "completed"}]})
+    http = Recorder(chat_completion([("call_1", "update_plan", bad)]), done)
+    model = OpenAIChatModel("gpt-4.1", provider=OpenAIProvider(openai_client=openai_client(http)))
+    result = await Agent(model, toolsets=[PlanToolset(session)]).run("fix it")
+    assert result.output == "Fixed."
+    # The tools go out exactly as llm_plans.tools.openai_chat() defines them: strict.
+    assert [t["function"] for t in http.requests[0]["tools"]] == [
+        t["function"] for t in tools.openai_chat()
+    ]
+    # Chat Completions has no error field: pydantic-ai sends failures as {"error": text}.
+    reply = http.requests[1]["messages"][-1]
+    expected = (await session.call("update_plan", bad)).content
+    assert reply == {
+        "role": "tool",
+        "tool_call_id": "call_1",
+        "content": json.dumps({"error": expected}, separators=(",", ":")),
+    }
+
+
+async def test_over_the_anthropic_wire_failed_calls_are_is_error_results(
+    session: PlanSession,
+) -> None:
+    bad = {"id": "nope", "changes": [{"step": 1, "status": "completed"}]}
+    http = Recorder(
+        message([("toolu_1", "create_plan", json.loads(CREATE)), ("toolu_2", "update_plan", bad)]),
+        message([], stop="end_turn"),
+    )
+    provider = AnthropicProvider(anthropic_client=anthropic_client(http))
+    model = AnthropicModel("claude-sonnet-5", provider=provider)
+    agent = Agent(model, toolsets=[PlanToolset(session)], model_settings={"max_tokens": 1024})
+    await agent.run("fix it")
+    results = http.requests[1]["messages"][-1]["content"]
+    assert [r.get("is_error", False) for r in results] == [False, True]
+    text = results[1]["content"]
+    text = text if isinstance(text, str) else text[0]["text"]
+    assert text == (await session.call("update_plan", bad)).content

@@ -10,6 +10,11 @@ Install with `pip install "llm-plans[pydantic-ai]"`.
   plan calls never end the run however many there are; bound a run with
   `UsageLimits(tool_calls_limit=...)` if you need to.
 - Plan tools are `sequential`: calls in one response apply in the order the model made them.
+- Schemas are llm_plans' strict-valid ones (every field required, nulls allowed). `strict`
+  is left to pydantic-ai (`None`): OpenAI models then send the tools strict, and Anthropic
+  models non-strict, because the Anthropic SDK's strict-schema transform rejects nullable
+  type lists. On APIs without an error field for tool results (OpenAI), pydantic-ai sends a
+  failed call's text as `{"error": text}`.
 - Live previews: add `capabilities=[toolset.previews()]` to the `Agent` (or pass
   `event_stream_handler=toolset.event_stream_handler` to `agent.run`, or call
   `await toolset.on_event(event)` from your own handler). The run then streams, steps reach the
@@ -74,7 +79,7 @@ class PlanToolset(AbstractToolset[Any]):
         agent = Agent(model, toolsets=[plans], capabilities=[plans.previews()])
     """
 
-    def __init__(self, session: PlanSession, *, strict: bool = True, id: str | None = None):
+    def __init__(self, session: PlanSession, *, strict: bool | None = None, id: str | None = None):
         self.session = session
         self._strict = strict
         self._id = id
@@ -98,7 +103,7 @@ class PlanToolset(AbstractToolset[Any]):
                 tool_def=ToolDefinition(
                     name=name,
                     description=tools.description(name),
-                    parameters_json_schema=tools.schema(name, all_required=self._strict),
+                    parameters_json_schema=tools.schema(name, all_required=True),
                     strict=self._strict,
                     sequential=True,
                 ),

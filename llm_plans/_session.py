@@ -151,6 +151,27 @@ class PlanSession:
         per `stream_interval` and within a budget that grows with the plan. Call
         `finish(call_id)` when the call's arguments are complete, or `abort(call_id)`.
         """
+        flight = self._streams.get(call_id)
+        if flight is None or flight.name != name:
+            flight = self._start(call_id, name)
+        if not flight.add(fragment):
+            return  # nothing this fragment holds can complete a step or a line
+        loop = asyncio.get_running_loop()
+        wait = flight.wait(loop.time(), self._stream_interval)
+        if wait is None:
+            return  # over the preview budget until the call's text grows
+        if wait > 0:
+            if flight.timer is None:
+                # A fresh context: the timer's task must not inherit a lock's holding mark.
+                flight.timer = loop.call_later(
+                    wait, self._start_flush, call_id, flight, context=contextvars.Context()
+                )
+            return
+        async with self._locked():
+            if self._streams.get(call_id) is flight:
+                await self._preview(flight)
+
+    def _start(self, call_id: str, name: str) -> Flight:
         tool = self.plan_tool(name)
         if tool is None:
             raise StreamError(
@@ -159,11 +180,8 @@ class PlanSession:
             )
         self._not_inside()
         flight = self._streams.start(call_id, tool, self.limits.max_arguments_bytes)
-        if not flight.add(fragment):
-            return
-        async with self._locked():
-            if self._streams.get(call_id) is flight:
-                await self._maybe_preview(call_id, flight)
+        flight.name = name
+        return flight
 
     def is_streaming(self, call_id: str) -> bool:
         """True while a streamed call with this id is fed and not yet finished or aborted."""
@@ -219,18 +237,10 @@ class PlanSession:
         await self._show(flight.shown)
         return True
 
-    async def _maybe_preview(self, call_id: str, flight: Flight) -> None:
-        loop = asyncio.get_running_loop()
-        wait = flight.wait(loop.time(), self._stream_interval)
-        if wait is None:
-            return  # over the preview budget until the call's text grows
-        if wait > 0:
-            if flight.timer is None:
-                # A fresh context: the timer's task must not inherit this lock's holding mark.
-                flight.timer = loop.call_later(
-                    wait, self._start_flush, call_id, flight, context=contextvars.Context()
-                )
+    async def _preview(self, flight: Flight) -> None:
+        if not flight.scan():
             return
+        loop = asyncio.get_running_loop()
         fields = flight.fields()
         if fields is None or not _showable(flight.tool, fields):
             return
@@ -247,9 +257,9 @@ class PlanSession:
         plan = outcome.plan
         if flight.tool == "create_plan" and fields.get("id") is None:
             flight.own_id = plan.id
-        flight.previewed_now(loop.time())
         if flight.preview is not None and flight.preview.same(plan):
             return
+        flight.previewed_now(loop.time())
         moved = flight.preview is not None and flight.preview.id != plan.id
         flight.preview = plan
         flight.shown[plan.id] = None
@@ -265,7 +275,7 @@ class PlanSession:
     async def _flush(self, call_id: str, flight: Flight) -> None:
         async with self._locked():
             if self._streams.get(call_id) is flight:
-                await self._maybe_preview(call_id, flight)
+                await self._preview(flight)
 
     # ---- committing and telling the client --------------------------------------------------
 

@@ -29,6 +29,8 @@ class Flight:
 
     tool: ToolName
     limit: int
+    name: str = ""
+    """The tool name as fed (a prefixed one included), to recognise the next fragment fast."""
     """Bytes of arguments kept; past it the call is rejected for its size when it finishes."""
     scanner: ArgumentScanner = field(default_factory=ArgumentScanner)
     parts: list[str | bytes] = field(default_factory=list)
@@ -48,27 +50,40 @@ class Flight:
     """Characters of argument text at each preview so far, added up (the budget's use)."""
     last_at: float = float("-inf")
     timer: asyncio.TimerHandle | None = None
+    fresh: bool = False
+    """The scanner found something new since the last preview was worked out."""
+    _unscanned: list[str] = field(default_factory=list)
     _decoder: Any = None
     _previewable: bool = True
 
     def add(self, fragment: str | bytes | Mapping[str, Any]) -> bool:
-        """Take a fragment; True when it may let a preview show something new."""
-        if isinstance(fragment, Mapping):
+        """Take a fragment; True when it may let a preview show something new.
+
+        Most fragments cost an append: the text is scanned only when a fragment holds a
+        character that can end a step (`}` or `]`) or a markdown line (the `\\` of `\\n`),
+        and then in one piece with what came before it.
+        """
+        text: str | None
+        if type(fragment) is str:  # the common case, tested first: this runs per token
+            text = fragment
+            # isascii() is O(1) on CPython's compact strings: most fragments are not encoded.
+            self.size += len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+        elif isinstance(fragment, (bytes, bytearray)):
+            fragment = bytes(fragment)
+            self.size += len(fragment)
+            text = self._decode(fragment)
+        elif isinstance(fragment, Mapping):
             self.whole, self.parts, self.size = fragment, [], 0
             self._previewable = False  # previewed from the dict itself, not by the scanner
             return True
-        if not isinstance(fragment, (str, bytes, bytearray)):
+        elif isinstance(fragment, str):
+            text = str(fragment)
+            self.size += len(text.encode("utf-8", "surrogatepass"))
+        else:
             raise StreamError(
                 "a fragment must be str, bytes or a dict of arguments; "
                 f"got {type(fragment).__name__}"
             )
-        if isinstance(fragment, (bytes, bytearray)):
-            fragment = bytes(fragment)
-            self.size += len(fragment)
-            text = self._decode(fragment)
-        else:
-            text = fragment
-            self.size += len(fragment.encode("utf-8", "surrogatepass"))
         if self.size > self.limit:
             self.parts.clear()  # rejected for its size when it finishes: stop keeping it
             self._previewable = False
@@ -77,7 +92,19 @@ class Flight:
         if not self._previewable or text is None:
             return False
         self.chars += len(text)
-        return self.scanner.feed(text)
+        self._unscanned.append(text)
+        return "}" in text or "]" in text or "\\" in text
+
+    def scan(self) -> bool:
+        """Scan the text not scanned yet; True when something new is final since the last
+        preview was worked out."""
+        if self._unscanned:
+            text = "".join(self._unscanned)
+            self._unscanned.clear()
+            if self.scanner.feed(text):
+                self.fresh = True
+        fresh, self.fresh = self.fresh, False
+        return fresh or self.whole is not None
 
     def _decode(self, fragment: bytes) -> str | None:
         if self._decoder is None:

@@ -150,6 +150,7 @@ class ArgumentScanner:
         self._lines: str | None = None
         """The text value's decoded complete lines up to `_decoded_to`."""
         self._new = False
+        """Something became final during the current `feed`."""
         self._fed = 0
         """How many characters were fed, broken or not."""
         self._steps = 0
@@ -167,7 +168,7 @@ class ArgumentScanner:
 
     @property
     def complete(self) -> bool:
-        """The top-level object has closed (only whitespace may follow)."""
+        """The top-level object has closed (only whitespace may follow); never once broken."""
         return self._state == _CLOSED and not self._broken
 
     def feed(self, fragment: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import itertools
 import json
 import math
@@ -13,6 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import llm_plans._scanner
 from llm_plans._scanner import ArgumentScanner
 
 LIST_KEYS = ("entries", "changes")
@@ -129,6 +131,12 @@ def test_seldom_calling_final_sees_the_same(fragments: list[str], every: int) ->
         if every and count % every == 0:
             scanner.final()
     assert scanner.final() == json.loads("".join(fragments))
+
+
+def test_the_example_runs() -> None:
+    result = doctest.testmod(llm_plans._scanner)
+    assert result.attempted == 3
+    assert result.failed == 0
 
 
 def test_escapes_and_surrogate_pairs_split_across_fragments() -> None:

@@ -256,3 +256,34 @@ async def test_an_unreachable_api_is_announced_while_retrying(
     notices = [line for line in said.splitlines() if "retrying" in line]
     assert notices == [f"model API unreachable, retrying in 0 s ({n}/5)" for n in range(2, 6)]
     assert f"Model API unreachable: {base_url}/chat/completions failed" in said
+
+
+async def test_after_a_refusal_the_next_prompt_retries_the_step(tmp_path: Path) -> None:
+    project = sample_project(tmp_path)
+    client = Client(approve=False)
+    async with connected(client, project, agent_env(tmp_path / "data"), {"plan": {}}) as (
+        conn,
+        _process,
+        _init,
+    ):
+        session = await conn.new_session(cwd=str(project))
+        await conn.prompt(session_id=session.session_id, prompt=prompt_block("fix"))
+        assert "I stopped" in client.said
+        client.approve = True
+        stopped_at = len(client.typed)
+        response = await conn.prompt(session_id=session.session_id, prompt=prompt_block("go on"))
+        second = "".join(
+            u.content.text
+            for u in client.typed[stopped_at:]
+            if getattr(u, "session_update", "") == "agent_message_chunk"
+        )
+        assert response.stop_reason == "end_turn"
+        assert second.startswith("Trying step 2 again: Fix mean() in calc.py.\n")
+        assert "Done" in second
+        assert {e["status"] for e in _last_plan(client, "plan-1")} == {"completed"}
+        assert "return sum(values) / len(values)" in (project / "calc.py").read_text()
+        # a finished run: the next prompt starts over, clearing the old plans first
+        await conn.prompt(session_id=session.session_id, prompt=prompt_block("again"))
+    removed = [u["planId"] for u in client.plan_updates if u["sessionUpdate"] == "plan_removed"]
+    assert removed == ["design", "plan-1", "follow-ups", "design"]
+    assert "Starting over." in client.said

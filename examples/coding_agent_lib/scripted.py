@@ -4,7 +4,8 @@ It fixes the bug in the sample project (examples/sample_project) the way a model
 an items plan worked through step by step with real file edits, a markdown design note,
 a second plan, and a removal. Plan calls stream in small fragments, like a real model's.
 Like a real model it reads its tool results: when a write or command is declined or fails,
-it claims nothing more, leaves that step in progress on the plan and says what it could not do.
+it claims nothing more, leaves that step in progress on the plan and says what it could not do;
+the next prompt retries that step. After a finished run, a new prompt starts over.
 """
 
 from __future__ import annotations
@@ -111,6 +112,7 @@ TURNS = [
             _plan(
                 "create_plan",
                 type="items",
+                id="plan-1",
                 entries=[
                     _entry(STEPS[0], "high", "in_progress"),
                     _entry(STEPS[1], "high"),
@@ -200,26 +202,43 @@ class Scripted(Backend):
     turn: int = 0
     labelled: bool = False
     failure: Failure | None = None
+    stopped_at: int | None = None
+    """The turn a failure stopped; the next prompt retries it instead of starting over."""
+    resuming: bool = False
     _calls: dict[str, ToolUse] = field(default_factory=dict)
 
     def add_user(self, text: str) -> None:
-        self.turn, self.failure = 0, None  # every prompt replays the same run
+        self.resuming = self.stopped_at is not None
+        self.turn = self.stopped_at or 0
+        self.failure, self.stopped_at = None, None
 
     async def reply(self, plans: PlanSession, on_text: OnText) -> Reply:
         prefix = "" if self.labelled else LABEL
         self.labelled = True
         if self.failure is not None:
             await on_text(prefix + stop_message(self.failure) + "\n")
-            self.failure, self.turn = None, len(TURNS)
+            self.failure, self.stopped_at, self.turn = None, self.turn - 1, len(TURNS)
             return Reply()
         if self.turn >= len(TURNS):
             await on_text(prefix + "Nothing more to do.\n")
             return Reply()
         turn = TURNS[self.turn]
         self.turn += 1
-        await on_text(prefix + turn.text + "\n")
+        text, calls = turn.text, turn.calls
+        if self.resuming:  # the plan is still there: retry the step, without re-creating plans
+            text = (
+                f"Trying step {turn.step} again: {STEPS[turn.step - 1]}."
+                if turn.step
+                else "Trying that again."
+            )
+            calls = [c for c in calls if not (c[0] == "create_plan" and c[1]["id"] in plans.plans)]
+            self.resuming = False
+        elif self.turn == 1 and plans.plans:  # a new run: the previous run's plans are done with
+            text = "Starting over. " + text
+            calls = [("remove_plan", {"id": plan_id}) for plan_id in plans.plans] + calls
+        await on_text(prefix + text + "\n")
         reply = Reply()
-        for number, (name, arguments) in enumerate(turn.calls, 1):
+        for number, (name, arguments) in enumerate(calls, 1):
             use = ToolUse(f"call_{self.turn}_{number}", name, json.dumps(arguments))
             self._calls[use.id] = use
             reply.uses.append(use)

@@ -7,6 +7,7 @@ streams in flight hold) and the next state; it never raises for anything a model
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,7 @@ from ._models import PlanType, ToolName
 from ._registry import TOOLS
 from ._uris import file_uri
 
+_CONTENT = operator.itemgetter("content")
 _FIELD_FOR: dict[PlanType, str] = {"items": "entries", "markdown": "content", "file": "uri"}
 
 
@@ -324,17 +326,28 @@ def _build(
                     "Group small steps.",
                 )
             )
-        entries = []
-        for index, e in enumerate(raw):
-            if len(e["content"]) > limits.max_entry_chars:
-                problems.append(
-                    Problem(
-                        f"entries[{index}].content",
-                        f"{len(e['content'])} characters; at most {limits.max_entry_chars}. "
-                        "Keep steps short, or use a markdown plan for detail.",
+        longest = max(map(len, map(_CONTENT, raw)), default=0)
+        if longest > limits.max_entry_chars:  # a C-speed check first: this runs per step
+            for index, e in enumerate(raw):
+                if len(e["content"]) > limits.max_entry_chars:
+                    problems.append(
+                        Problem(
+                            f"entries[{index}].content",
+                            f"{len(e['content'])} characters; at most "
+                            f"{limits.max_entry_chars}. Keep steps short, or use a markdown "
+                            "plan for detail.",
+                        )
                     )
-                )
-            entries.append(_entry(e))
+        entries = [
+            {
+                "content": e["content"],
+                "priority": e.get("priority") or "medium",
+                "status": e.get("status") or "pending",
+            }
+            if "_meta" not in e
+            else _entry(e)
+            for e in raw
+        ]
         return None if problems else Stored("items", plan_id, tuple(entries), meta=meta)
     if kind == "markdown" and args.get("content") is not None:
         content: str = args["content"]
@@ -359,10 +372,7 @@ def _build(
 
 
 def _entry(e: Json) -> Json:
-    # Validated arguments carry only the keys sent, in schema order; ACP wants priority and
-    # status always. A step sent complete is already in ACP's shape and is kept as it is.
-    if len(e) == 3 and e.get("priority") is not None and e.get("status") is not None:
-        return e
+    # Validated arguments carry only the keys sent; ACP wants priority and status always.
     out: Json = {
         "content": e["content"],
         "priority": e.get("priority") or "medium",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 from ._models import FilePlan, ItemsPlan, MarkdownPlan, PlanEntry, PlanType
 
 AnyPlan = ItemsPlan | MarkdownPlan | FilePlan
+_STATUS = operator.itemgetter("status")
 Json = dict[str, Any]
 
 
@@ -36,6 +38,23 @@ class Stored:
             self.uri,
             self.meta,
         ) == (other.type, other.id, other.entries, other.content, other.uri, other.meta)
+
+    @functools.cached_property
+    def statuses(self) -> tuple[str, ...]:
+        """The status of each step, in order (for counting and finding at C speed)."""
+        return tuple(map(_STATUS, self.entries))
+
+    def steps_with(self, status: str, limit: int) -> list[int]:
+        """The numbers (1-based) of the first `limit` steps with this status."""
+        found: list[int] = []
+        statuses, start = self.statuses, 0
+        while len(found) < limit:
+            try:
+                start = statuses.index(status, start) + 1
+            except ValueError:
+                break
+            found.append(start)
+        return found
 
     @functools.cached_property
     def model(self) -> AnyPlan:

@@ -226,10 +226,7 @@ def _steps(count: int) -> str:
 
 
 def _counts(plan: Stored) -> dict[str, int]:
-    counts = {"completed": 0, "in_progress": 0, "pending": 0}
-    for entry in plan.entries:
-        counts[entry["status"]] += 1
-    return counts
+    return {s: plan.statuses.count(s) for s in ("completed", "in_progress", "pending")}
 
 
 def _brief(text: str) -> str:
@@ -250,33 +247,29 @@ def _changes_line(verb: str, plan: Stored, changed: tuple[int, ...]) -> str:
 
 
 def _progress(plan: Stored) -> list[str]:
-    doing = [n for n, e in enumerate(plan.entries, 1) if e["status"] == "in_progress"]
-    pending = [n for n, e in enumerate(plan.entries, 1) if e["status"] == "pending"]
+    doing = plan.steps_with("in_progress", 2)
+    doing_count = plan.statuses.count("in_progress")
+    pending_count = plan.statuses.count("pending")
     lines = []
     if doing:
-        shown = "; ".join(f"step {n} {_brief(plan.entries[n - 1]['content'])}" for n in doing[:2])
-        more = f" and {len(doing) - 2} more" if len(doing) > 2 else ""
+        shown = "; ".join(f"step {n} {_brief(plan.entries[n - 1]['content'])}" for n in doing)
+        more = f" and {doing_count - 2} more" if doing_count > 2 else ""
         lines.append(f"In progress: {shown}{more}.")
-    if not doing and not pending:
+    if not doing_count and not pending_count:
         lines.append(f"All {_steps(len(plan.entries))} are completed.")
         return lines
-    left = f"Remaining: {len(doing) + len(pending)} of {len(plan.entries)}"
-    if pending:
-        first = pending[0]
-        left += f"; next pending: step {first} {_brief(plan.entries[first - 1]['content'])}"
+    left = f"Remaining: {doing_count + pending_count} of {len(plan.entries)}"
+    first = plan.steps_with("pending", 1)
+    if first:
+        left += f"; next pending: step {first[0]} {_brief(plan.entries[first[0] - 1]['content'])}"
     lines.append(left + ".")
     return lines
 
 
 def _focus(plan: Stored, focus: Iterable[int]) -> list[int]:
     wanted = {n for n in focus if 1 <= n <= len(plan.entries)}
-    pending = 0
-    for number, entry in enumerate(plan.entries, 1):
-        if entry["status"] == "in_progress":
-            wanted.add(number)
-        elif entry["status"] == "pending" and pending < _NEXT_PENDING:
-            wanted.add(number)
-            pending += 1
+    wanted.update(plan.steps_with("in_progress", len(plan.entries)))
+    wanted.update(plan.steps_with("pending", _NEXT_PENDING))
     return sorted(wanted)
 
 
@@ -289,17 +282,18 @@ def ids_list(plans: Mapping[str, Any]) -> str:
 
 def discipline_notes(plan: Stored) -> list[str]:
     """Advice (not errors) when an items plan does not show what is being worked on."""
-    doing = [n for n, e in enumerate(plan.entries, 1) if e["status"] == "in_progress"]
+    doing = plan.steps_with("in_progress", _MAX_CHANGES_LISTED)
     if len(doing) > 1:
-        steps = ", ".join(map(str, doing[:_MAX_CHANGES_LISTED]))
-        if len(doing) > _MAX_CHANGES_LISTED:
-            steps += f" and {len(doing) - _MAX_CHANGES_LISTED} more"
+        steps = ", ".join(map(str, doing))
+        more = plan.statuses.count("in_progress") - len(doing)
+        if more:
+            steps += f" and {more} more"
         return [f"Note: steps {steps} are all in_progress; keep exactly one step in progress."]
     if not doing:
-        left = next((n for n, e in enumerate(plan.entries, 1) if e["status"] == "pending"), None)
-        if left is not None:
+        left = plan.steps_with("pending", 1)
+        if left:
             return [
-                f"Note: steps remain but none is in_progress; set step {left} (or the step "
+                f"Note: steps remain but none is in_progress; set step {left[0]} (or the step "
                 "you work on now) to in_progress."
             ]
     return []

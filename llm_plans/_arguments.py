@@ -38,11 +38,14 @@ _Text = Annotated[str, AfterValidator(_not_blank)]
 _StepText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 _FORBID = ConfigDict(extra="forbid")
 
+
 class EntryArgs(TypedDict, total=False):
     content: Required[_StepText]
     priority: Priority | None
     status: Status | None
     _meta: dict[str, Any] | None
+
+
 EntryArgs.__pydantic_config__ = _FORBID  # type: ignore[attr-defined]
 
 

@@ -379,3 +379,15 @@ async def test_calls_without_ids_at_one_index_streamed_in_fragments() -> None:
     assert [r["tool_call_id"] for r in plans.results] == ["", ""]
     assert list(session.plans) == ["plan-1", "notes"]
     assert_client_sees_session(send, session)
+
+
+async def test_bedrock_framing_puts_data_before_the_event_line() -> None:
+    blocks = sse(bedrock_events(CREATE)).decode().split("\n\n")
+    swapped = ["\n".join(reversed(b.split("\n"))) for b in blocks if b]
+    body = ("\n\n".join(swapped) + "\n\n").encode()
+    assert body.startswith(b"data: ")
+    session, send = new_session()
+    [result] = await responses_stream_on(openai_client(FakeModelAPI(body)), session)
+    assert result["call_id"] == "call_0"
+    assert result["output"].startswith('Created plan "plan-1"')
+    assert_client_sees_session(send, session)

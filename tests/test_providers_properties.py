@@ -1,5 +1,5 @@
-"""Chat streams in any mix of the servers' quirks: every plan call gets exactly one result,
-under the id the server sent, and the client ends where the session is."""
+"""Streams in any mix of the servers' quirks: every plan call gets exactly one result, under
+the id the server sent, and the client ends where the session is."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_providers_compat import assert_client_sees_session, new_session
 
-from llm_plans.providers import OpenAIChatStream
-from llm_plans.testing import chat_chunk, pieces
+from llm_plans.providers import OpenAIChatStream, OpenAIResponsesStream
+from llm_plans.testing import chat_chunk, pieces, responses_events
 
 quirks = st.fixed_dictionaries(
     {
@@ -71,4 +71,42 @@ async def test_any_mix_of_quirks(
     assert [r["tool_call_id"] for r in results] == [provider_id(n, q) for n, q in enumerate(calls)]
     assert all(r["content"].startswith(f'Created plan "p{n}"') for n, r in enumerate(results))
     assert list(session.plans) == [f"p{n}" for n in range(len(calls))]
+    assert_client_sees_session(send, session)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    kept=st.lists(
+        # An empty set: the arguments are only in `response.completed`'s output.
+        st.sets(st.sampled_from(["delta", "arguments.done", "output_item.done"])),
+        min_size=1,
+        max_size=3,
+    ),
+    item_ids=st.booleans(),
+)
+async def test_responses_streams_with_any_of_the_events_that_carry_arguments(
+    kept: list[set[str]], item_ids: bool
+) -> None:
+    calls = [(f"call_{n}", "create_plan", json.dumps(plan(n))) for n in range(len(kept))]
+    events = []
+    for event in responses_events(calls, size=16):
+        kind, index = event["type"], event.get("output_index")
+        carries = {
+            "response.function_call_arguments.delta": "delta",
+            "response.function_call_arguments.done": "arguments.done",
+            "response.output_item.done": "output_item.done",
+        }.get(kind)
+        if carries is not None and carries not in kept[index]:
+            continue
+        if not item_ids:  # servers that leave item ids out: the output index tells items apart
+            event.pop("item_id", None)
+            event.get("item", {}).pop("id", None)
+        events.append(event)
+    session, send = new_session()
+    async with OpenAIResponsesStream(session) as stream:
+        for event in events:
+            await stream.on_event(event)
+        results = await stream.finish()
+    assert [r["call_id"] for r in results] == [c[0] for c in calls]
+    assert all(r["output"].startswith(f'Created plan "p{n}"') for n, r in enumerate(results))
     assert_client_sees_session(send, session)

@@ -64,6 +64,8 @@ class StreamedCall:
     done: bool = False
     tentative: bool = False
     """Started only once arguments come (see `StreamAdapter._start`)."""
+    result: dict[str, Any] | None = None
+    """Its native tool result, once finished."""
 
     def is_complete_json(self) -> bool:
         """The arguments so far already form a whole JSON value (so more text is a new call)."""
@@ -96,7 +98,6 @@ class StreamAdapter:
         self._response = 0
         self._count = 0
         self._calls: list[StreamedCall] = []
-        self._results: list[tuple[Any, dict[str, Any]]] = []
         self._truncated: dict[Any, bool] = {}
         self.truncated = False
         """The model stopped at its output token limit (in any choice)."""
@@ -105,8 +106,9 @@ class StreamAdapter:
 
     @property
     def results(self) -> list[dict[str, Any]]:
-        """Native tool results of the plan calls finished so far, in stream order."""
-        return [result for _, result in self._results]
+        """Native tool results of the plan calls finished so far, in the order the calls
+        began (as the model wrote them), whichever finished first."""
+        return [call.result for call in self._calls if call.result is not None]
 
     async def on_event(self, event: Any) -> None:
         """Take one stream event (or chunk) exactly as the SDK yields it."""
@@ -152,7 +154,6 @@ class StreamAdapter:
         await self.abort()
         self._response += 1
         self._calls.clear()
-        self._results.clear()
         self._truncated.clear()
         self.truncated = False
 
@@ -221,7 +222,7 @@ class StreamAdapter:
             result = await self._session.finish(
                 call.session_id, truncated=truncated, arguments=final
             )
-        self._results.append((call.group, self._shape(call, result.content, result.ok)))
+        call.result = self._shape(call, result.content, result.ok)
 
     async def _finish_group(self, group: Any, truncated: bool) -> None:
         self._truncated[group] = truncated

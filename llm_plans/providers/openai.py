@@ -66,7 +66,7 @@ class OpenAIChatStream(StreamAdapter):
 
     def results_for(self, choice: int) -> list[dict[str, Any]]:
         """The native results of one choice's plan calls, in stream order."""
-        return [r for group, r in self._results if group == choice]
+        return [c.result for c in self._calls if c.group == choice and c.result is not None]
 
     def _shape(self, call: StreamedCall, content: str, ok: bool) -> dict[str, Any]:
         return result(ProviderCall(call.provider_id, call.name, None, result), content, ok)
@@ -146,7 +146,8 @@ class OpenAIResponsesStream(StreamAdapter):
 
     def _item(self, item_id: Any, output_index: Any) -> StreamedCall | None:
         """A call by output item id, or by output index when the id is missing."""
-        return self._items.get(item_id or None) or self._items.get(("output", output_index))
+        found = self._items.get(item_id) if item_id else None
+        return found or self._items.get(("output", output_index))
 
     async def on_event(self, event: Any) -> None:
         kind = get(event, "type")
@@ -161,7 +162,8 @@ class OpenAIResponsesStream(StreamAdapter):
             call = self._item(get(item, "id"), get(event, "output_index"))
             if call is None:
                 call = await self._start(get(item, "call_id"), get(item, "name") or "")
-                self._items[get(item, "id") or None] = call
+                if get(item, "id"):
+                    self._items[get(item, "id")] = call
                 self._items[("output", get(event, "output_index"))] = call
             if kind.endswith(".done"):
                 await self._finish(call, get(item, "arguments"))
@@ -182,8 +184,8 @@ class OpenAIResponsesStream(StreamAdapter):
             details = get(get(event, "response"), "incomplete_details")
             await self._finish_group(None, get(details, "reason") == "max_output_tokens")
         elif kind == "response.completed":
-            for item in get(get(event, "response"), "output") or []:
-                call = self._items.get(get(item, "id") or None)
+            for position, item in enumerate(get(get(event, "response"), "output") or []):
+                call = self._item(get(item, "id"), position)
                 if call is not None and get(item, "type") == "function_call":
                     await self._finish(call, get(item, "arguments"))
             await self.finish()

@@ -391,3 +391,20 @@ async def test_bedrock_framing_puts_data_before_the_event_line() -> None:
     assert result["call_id"] == "call_0"
     assert result["output"].startswith('Created plan "plan-1"')
     assert_client_sees_session(send, session)
+
+
+async def test_a_configured_prefix_streamed_and_not() -> None:
+    send = RecordingSend()
+    session = PlanSession(
+        send, session_id="s", client_capabilities={"plan": {}}, tool_prefixes=("", "plans.")
+    )
+    call = {"id": "c1", "function": {"name": "plans.create_plan", "arguments": CREATE}}
+    assert (await session.handle(call) or {})["tool_call_id"] == "c1"
+    assert (
+        await session.handle({**call, "function": {**call["function"], "name": "x.create_plan"}})
+        is None
+    )
+    plans = await chat_stream(session, chat_chunks([("c2", "plans.create_plan", NOTE)]))
+    assert [r["tool_call_id"] for r in plans.results] == ["c2"]
+    assert list(session.plans) == ["plan-1", "notes"]
+    assert_client_sees_session(send, session)

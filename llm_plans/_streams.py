@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import codecs
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ._book import Stored
 from ._errors import StreamError
 from ._models import ToolName
-from ._scanner import ArgumentScanner
+from ._prefix import FinalPrefix
 
 # The text of all previews of one call stays within this many times the call's own text:
 # a long plan streamed at a live token rate is shown in growing steps rather than re-sent
 # whole for every line (a 100 KB markdown plan once cost 500 times its size in previews).
-PREVIEW_BUDGET = 6
+PREVIEW_BUDGET = 8
 
 
 @dataclass(eq=False)
@@ -29,11 +29,12 @@ class Flight:
 
     tool: ToolName
     limit: int
+    """Bytes of arguments kept; past it the call is rejected for its size when it finishes."""
     name: str = ""
     """The tool name as fed (a prefixed one included), to recognise the next fragment fast."""
-    """Bytes of arguments kept; past it the call is rejected for its size when it finishes."""
-    scanner: ArgumentScanner = field(default_factory=ArgumentScanner)
-    parts: list[str | bytes] = field(default_factory=list)
+    scanner: FinalPrefix = field(default_factory=FinalPrefix)
+    parts: list[str] = field(default_factory=list)
+    """The fragments as text (bytes fragments decoded)."""
     size: int = 0
     """Bytes of arguments received so far."""
     whole: Mapping[str, Any] | None = None
@@ -44,15 +45,15 @@ class Flight:
     """The plan as last shown to the client, if any."""
     shown: dict[str, None] = field(default_factory=dict)
     """Every plan id a preview of this call touched: what a rollback must restore."""
-    chars: int = 0
-    """Characters of argument text received so far."""
     previewed: int = 0
-    """Characters of argument text at each preview so far, added up (the budget's use)."""
+    """Bytes of argument text at each preview so far, added up (the budget's use)."""
     last_at: float = float("-inf")
     timer: asyncio.TimerHandle | None = None
     fresh: bool = False
     """The scanner found something new since the last preview was worked out."""
-    _unscanned: list[str] = field(default_factory=list)
+    _raw: list[bytes] | None = None
+    """The fragments as fed, when some were bytes: the finished call gets exactly those."""
+    _scanned: int = 0
     _decoder: Any = None
     _previewable: bool = True
 
@@ -63,57 +64,63 @@ class Flight:
         character that can end a step (`}` or `]`) or a markdown line (the `\\` of `\\n`),
         and then in one piece with what came before it.
         """
-        text: str | None
         if type(fragment) is str:  # the common case, tested first: this runs per token
-            text = fragment
             # isascii() is O(1) on CPython's compact strings: most fragments are not encoded.
-            self.size += len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
-        elif isinstance(fragment, (bytes, bytearray)):
-            fragment = bytes(fragment)
-            self.size += len(fragment)
-            text = self._decode(fragment)
-        elif isinstance(fragment, Mapping):
-            self.whole, self.parts, self.size = fragment, [], 0
-            self._previewable = False  # previewed from the dict itself, not by the scanner
-            return True
-        elif isinstance(fragment, str):
-            text = str(fragment)
-            self.size += len(text.encode("utf-8", "surrogatepass"))
+            size = len(fragment) if fragment.isascii() else _utf8_len(fragment)
+            text = fragment
+            if self._raw is not None:
+                self._raw.append(fragment.encode("utf-8", "surrogatepass"))
         else:
-            raise StreamError(
-                "a fragment must be str, bytes or a dict of arguments; "
-                f"got {type(fragment).__name__}"
-            )
+            other, size = self._other(fragment)
+            if other is None:
+                return self.whole is not None
+            text = other
+        self.size += size
         if self.size > self.limit:
-            self.parts.clear()  # rejected for its size when it finishes: stop keeping it
+            self.parts, self._raw = [], None  # rejected for its size when it finishes
             self._previewable = False
             return False
-        self.parts.append(fragment)
-        if not self._previewable or text is None:
-            return False
-        self.chars += len(text)
-        self._unscanned.append(text)
-        return "}" in text or "]" in text or "\\" in text
+        self.parts.append(text)
+        return self._previewable and ("}" in text or "]" in text or "\\" in text)
+
+    def _other(self, fragment: Any) -> tuple[str | None, int]:
+        if isinstance(fragment, (bytes, bytearray)):
+            data = bytes(fragment)
+            if self._raw is None:
+                self._raw = [p.encode("utf-8", "surrogatepass") for p in self.parts]
+            self._raw.append(data)
+            return self._decode(data), len(data)
+        if isinstance(fragment, Mapping):
+            self.whole, self.parts, self._raw, self.size = fragment, [], None, 0
+            self._previewable = False  # previewed from the dict itself, not by the scanner
+            return None, 0
+        if isinstance(fragment, str):
+            if self._raw is not None:
+                self._raw.append(fragment.encode("utf-8", "surrogatepass"))
+            return str(fragment), _utf8_len(fragment)
+        raise StreamError(
+            f"a fragment must be str, bytes or a dict of arguments; got {type(fragment).__name__}"
+        )
 
     def scan(self) -> bool:
         """Scan the text not scanned yet; True when something new is final since the last
         preview was worked out."""
-        if self._unscanned:
-            text = "".join(self._unscanned)
-            self._unscanned.clear()
+        if self._scanned < len(self.parts):
+            text = "".join(self.parts[self._scanned :])
+            self._scanned = len(self.parts)
             if self.scanner.feed(text):
                 self.fresh = True
         fresh, self.fresh = self.fresh, False
         return fresh or self.whole is not None
 
-    def _decode(self, fragment: bytes) -> str | None:
+    def _decode(self, fragment: bytes) -> str:
         if self._decoder is None:
             self._decoder = codecs.getincrementaldecoder("utf-8")("strict")
         try:
             return str(self._decoder.decode(fragment))
         except UnicodeDecodeError:
             self._previewable = False  # the finished call is rejected as not UTF-8
-            return None
+            return ""
 
     @property
     def previewable(self) -> bool:
@@ -131,22 +138,18 @@ class Flight:
             return self.whole, None
         if self.size > self.limit:
             return b"", self.size
-        if any(isinstance(p, bytes) for p in self.parts):
-            joined = b"".join(
-                p if isinstance(p, bytes) else p.encode("utf-8", "surrogatepass")
-                for p in self.parts
-            )
-            return joined, None
-        return "".join(p for p in self.parts if isinstance(p, str)), None
+        if self._raw is not None:
+            return b"".join(self._raw), None
+        return "".join(self.parts), None
 
     def wait(self, now: float, interval: float) -> float | None:
         """Seconds until a preview may go out (0: now), or None until the text grows."""
-        if self.previewed > (PREVIEW_BUDGET - 1) * self.chars:
+        if self.previewed > (PREVIEW_BUDGET - 1) * self.size:
             return None
         return max(0.0, self.last_at + interval - now)
 
     def previewed_now(self, now: float) -> None:
-        self.previewed += self.chars
+        self.previewed += self.size
         self.last_at = now
 
     def cancel_timer(self) -> None:
@@ -155,14 +158,17 @@ class Flight:
             self.timer = None
 
 
+def _utf8_len(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 class Streams:
     """The streamed calls of one session, by call id."""
 
     def __init__(self) -> None:
         self._flights: dict[str, Flight] = {}
-
-    def get(self, call_id: str) -> Flight | None:
-        return self._flights.get(call_id)
+        # The dict's own lookup, not a method around it: this runs for every fragment.
+        self.get: Callable[[str], Flight | None] = self._flights.get
 
     def start(self, call_id: str, tool: ToolName, limit: int) -> Flight:
         flight = self._flights.get(call_id)

@@ -1,0 +1,222 @@
+"""How far a streamed tool call's JSON arguments are final, found in one linear pass.
+
+The pass only tracks structure: strings, nesting, and where the last final piece ends (a
+top-level value, an element of a list value, a line of a text value). The final parts
+themselves are decoded when a preview asks for them, by closing that prefix and parsing it
+with jiter in one call: the session asks rarely (its previews stay within a budget of the
+call's size), so the parsing adds up to a few times the text, at C speed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from typing import Any
+
+import jiter
+
+# Outside strings only these characters matter; inside, only the quote and the backslash.
+_PLAIN = re.compile(r'[^"\\{}\[\],:]+')
+_IN_STRING = re.compile(r'[^"\\]+')
+# Inside a container whose insides do not matter (a step object, a nested value), whole
+# strings and everything but brackets are skipped in one match.
+# (Written as an unrolled loop: the alternation form costs four times as much in `re`.)
+_SKIP = re.compile(r'[^"\[\]{}]*(?:"[^"\\]*(?:\\.[^"\\]*)*"[^"\[\]{}]*)*', re.DOTALL)
+
+_MAX_DEPTH = 64
+"""Plan arguments nest four levels deep; deeper is not a plan, and stops the previews."""
+
+# What a string being scanned is.
+_KEY, _VALUE, _ELEMENT, _INNER = range(4)
+
+
+class FinalPrefix:
+    """Follows one tool call's JSON arguments as they stream in; tells which parts are final.
+
+    Example:
+        >>> prefix = FinalPrefix()
+        >>> prefix.feed('{"id": "p", "entries": [{"content": "a"}, {"con')
+        True
+        >>> prefix.final()
+        {'id': 'p', 'entries': [{'content': 'a'}]}
+    """
+
+    def __init__(
+        self,
+        *,
+        list_keys: Collection[str] = ("entries", "changes"),
+        text_keys: Collection[str] = ("content",),
+    ) -> None:
+        self._list_keys = frozenset(list_keys)
+        self._text_keys = frozenset(text_keys)
+        self._parts: list[str] = []
+        self._length = 0
+        self.broken = False
+        self.complete = False
+        self._depth = 0
+        self._list_depth = 0  # the depth inside the array of a list key, 0 when not in one
+        self._expect_key = True
+        self._key = ""
+        self._keys: set[str] = set()
+        self._string: int | None = None  # what the open string is, None outside strings
+        self._escape = False
+        self._key_text: list[str] = []
+        self._final_at = 0
+        self._closers = ""
+        self._done = False  # the value (or list element) just scanned is complete
+        self._cached: tuple[int, dict[str, Any] | None] | None = None
+
+    def feed(self, text: str) -> bool:
+        """Scan a fragment; True when something new became final with it."""
+        if self.broken or not text:
+            return False
+        before = self._final_at
+        self._parts.append(text)
+        base, self._length = self._length, self._length + len(text)
+        if self.complete:
+            if text.strip():
+                self.broken = True  # something after the object: not JSON
+            return False
+        self._scan(text, base)
+        return self._final_at != before and not self.broken
+
+    def final(self) -> dict[str, Any] | None:
+        """The final parts so far, decoded; None when nothing is final or the text is broken.
+
+        Every top-level key whose value is complete, with that value; a list key's complete
+        elements while its array is open; a text key's complete lines while its string is.
+        """
+        if self.broken or self._final_at == 0:
+            return None
+        if self._cached is not None and self._cached[0] == self._final_at:
+            return self._cached[1]
+        if len(self._parts) > 1:
+            self._parts = ["".join(self._parts)]  # joined when asked, which is rarely
+        piece = self._parts[0][: self._final_at] + self._closers
+        try:
+            value = jiter.from_json(
+                piece.encode("utf-8"), allow_inf_nan=False, catch_duplicate_keys=True
+            )
+        except (ValueError, UnicodeEncodeError):
+            self.broken = True
+            return None
+        result = value if isinstance(value, dict) else None
+        if result is None:
+            self.broken = True
+        self._cached = (self._final_at, result)
+        return result
+
+    # ---- the pass ---------------------------------------------------------------------------
+
+    def _scan(self, text: str, base: int) -> None:
+        at, end = 0, len(text)
+        while at < end and not self.broken:
+            if self._string is not None:
+                at = self._in_string(text, at, base)
+                continue
+            if self._depth >= (3 if self._list_depth else 2):
+                at = _SKIP.match(text, at).end()  # type: ignore[union-attr]
+                if at == end:
+                    break
+            else:
+                match = _PLAIN.match(text, at)
+                if match is not None:
+                    at = match.end()
+                    if at == end:
+                        break
+            self._structural(text[at], base + at)
+            at += 1
+
+    def _in_string(self, text: str, at: int, base: int) -> int:
+        if self._escape:
+            self._escape = False
+            if text[at] == "n" and self._string == _VALUE and self._key in self._text_keys:
+                self._final(base + at - 1, '"}')  # the line before this newline is complete
+            if self._string == _KEY:
+                self._key_text.append(text[at])
+            return at + 1
+        match = _IN_STRING.match(text, at)
+        stop = match.end() if match is not None else at
+        if self._string == _KEY:
+            self._key_text.append(text[at:stop])
+        if stop == len(text):
+            return stop
+        if text[stop] == "\\":
+            self._escape = True
+            if self._string == _KEY:
+                self._key_text.append("\\")
+            return stop + 1
+        self._string_done(base + stop + 1)
+        return stop + 1
+
+    def _string_done(self, after: int) -> None:
+        role, self._string = self._string, None
+        if role == _KEY:
+            try:
+                key = jiter.from_json(('"' + "".join(self._key_text) + '"').encode("utf-8"))
+            except (ValueError, UnicodeEncodeError):
+                self.broken = True
+                return
+            if key in self._keys:
+                self.broken = True  # a duplicated key: which value counts is anyone's guess
+                return
+            self._keys.add(key)
+            self._key = key
+        elif role == _VALUE:
+            self._final(after, "}")
+            self._done = True
+        elif role == _ELEMENT:
+            self._final(after, "]}")
+            self._done = True
+
+    def _structural(self, char: str, offset: int) -> None:
+        depth = self._depth
+        if char == '"':
+            if depth == 1:
+                self._string = _KEY if self._expect_key else _VALUE
+                if self._expect_key:
+                    self._key_text = []
+            elif depth == 2 and self._list_depth == 2:
+                self._string = _ELEMENT
+            else:
+                self._string = _INNER
+        elif char in "{[":
+            if depth == 0 and char == "[":
+                self.broken = True  # the arguments must be an object
+                return
+            self._depth = depth + 1
+            if self._depth > _MAX_DEPTH:
+                self.broken = True
+            elif depth == 1 and char == "[" and self._key in self._list_keys:
+                self._list_depth = 2
+        elif char in "}]":
+            self._depth = depth - 1
+            if self._depth < 0:
+                self.broken = True
+            elif self._depth == 0:
+                self.complete = True
+                self._final(offset + 1, "")
+            elif self._depth == 1:
+                self._list_depth = 0
+                self._final(offset + 1, "}")
+                self._done = True
+            elif self._depth == 2 and self._list_depth == 2:
+                self._final(offset + 1, "]}")
+                self._done = True
+        elif char == ",":
+            if depth == 1:
+                self._expect_key = True
+                if not self._done:
+                    self._final(offset, "}")  # a number or literal value ends here
+            elif depth == 2 and self._list_depth == 2 and not self._done:
+                self._final(offset, "]}")
+            self._done = False
+        elif char == ":" and depth == 1:
+            self._expect_key = False
+            self._done = False
+        elif depth == 0:
+            self.broken = True  # text before the object
+
+    def _final(self, at: int, closers: str) -> None:
+        self._final_at = at
+        self._closers = closers

@@ -113,7 +113,7 @@ class FakeModelAPI:
     """A handler for `httpx2.MockTransport` serving canned bodies in order.
 
     A dict is served as JSON, bytes as an SSE stream, a `Broken` as a stream that fails
-    part way. Every request's JSON body is kept in `requests`.
+    part way. Every request's JSON body is kept in `requests` (`{}` for a request without one).
     """
 
     def __init__(self, *bodies: Body | Broken) -> None:
@@ -123,7 +123,7 @@ class FakeModelAPI:
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
         import httpx2
 
-        self.requests.append(json.loads(request.content))
+        self.requests.append(json.loads(request.content) if request.content else {})
         body = self.bodies.pop(0)
         stream = {"content-type": "text/event-stream"}
         if isinstance(body, Broken):

@@ -43,6 +43,7 @@ CREATE = json.dumps(
         ],
     }
 )
+PART = CREATE.index("}") + 1  # the first step complete, the call not
 UPDATE = json.dumps({"id": "plan-1", "changes": [{"step": 1, "status": "completed"}]})
 REMOVE = json.dumps({"id": "plan-1"})
 
@@ -204,15 +205,30 @@ async def test_a_call_left_streaming_by_an_earlier_run_does_not_leak(
     session: PlanSession, send: RecordingSend
 ) -> None:
     plans = PlanToolset(session)
-    # An earlier run streamed half a call under "c1" and never ran its tool.
+    # An earlier run streamed part of a call under "c1" and never ran its tool.
     await plans.on_event(PartStartEvent(index=0, part=ToolCallPart("create_plan", "", "c1")))
-    await plans.on_event(PartDeltaEvent(index=0, delta=ToolCallPartDelta(args_delta=CREATE[:40])))
+    await plans.on_event(PartDeltaEvent(index=0, delta=ToolCallPartDelta(args_delta=CREATE[:PART])))
     assert session.is_streaming("c1")
+    assert send.updates  # its first step was previewed
+    # The next run reuses the id, as a retried response may.
     model = scripted([("c1", "create_plan", CREATE)], "Done.")
     agent = Agent(model, toolsets=[plans])
     result = await agent.run("again", event_stream_handler=plans.event_stream_handler)
     assert [p.outcome for p in returns(result.all_messages())] == ["success"]
     assert [e.content for e in session.plans["plan-1"].entries] == ["Reproduce", "Fix", "Test"]
+
+
+async def test_a_new_run_aborts_calls_an_earlier_run_left_streaming(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    plans = PlanToolset(session)
+    await plans.on_event(PartStartEvent(index=0, part=ToolCallPart("create_plan", "", "old")))
+    await plans.on_event(PartDeltaEvent(index=0, delta=ToolCallPartDelta(args_delta=CREATE[:PART])))
+    assert session.is_streaming("old")
+    await Agent(scripted("Nothing to plan."), toolsets=[plans]).run("hi")
+    assert not session.is_streaming("old")
+    assert send.updates[-1] == {"sessionUpdate": "plan_removed", "planId": "plan-1"}
+    assert session.plans == {}
 
 
 async def test_prefixed_names_from_a_renamed_toolset_resolve(session: PlanSession) -> None:

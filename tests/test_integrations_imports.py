@@ -35,3 +35,18 @@ def test_a_missing_framework_names_its_extra(module: str) -> None:
         f"import sys; sys.modules[{package!r}] = None\nimport llm_plans.integrations.{module}"
     )
     assert f'pip install "llm-plans[{extra}]"' in done.stderr
+
+
+def test_the_public_names_of_each_integration() -> None:
+    from llm_plans.integrations import claude_agent_sdk, langchain, openai_agents, pydantic_ai
+
+    assert pydantic_ai.__all__ == ["PlanToolset"]
+    assert openai_agents.__all__ == ["PlanPreviews", "plan_tools"]
+    assert langchain.__all__ == ["PlanPreviews", "PlanTool", "plan_tools"]
+    assert claude_agent_sdk.__all__ == [
+        "BUILTIN_PLAN_TOOLS",
+        "PLAN_TOOL_NAMES",
+        "PlanPreviews",
+        "plan_server",
+        "plan_tool_names",
+    ]

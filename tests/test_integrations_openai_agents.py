@@ -10,9 +10,9 @@ import json
 from typing import Any
 
 import pytest
-from agents import Agent, OpenAIResponsesModel, RunConfig, Runner
+from agents import Agent, OpenAIChatCompletionsModel, OpenAIResponsesModel, RunConfig, Runner
 from integration_pipe import run_example
-from wire import Recorder, openai_client, responses_response, responses_stream, sse
+from wire import Recorder, chat_stream, openai_client, responses_response, responses_stream, sse
 
 from llm_plans import PlanSession, tools
 from llm_plans.integrations.openai_agents import PlanPreviews, plan_tools
@@ -220,3 +220,24 @@ async def test_example_over_an_acp_pipe(caps: dict[str, Any]) -> None:
     else:
         assert plan[-1] == {"sessionUpdate": "plan", "entries": []}
     assert client.updates[-1]["sessionUpdate"] == "agent_message_chunk"
+
+
+async def test_live_previews_with_a_chat_completions_model(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    done = chat_stream([], finish="stop")
+    http = Recorder(
+        chat_stream([("call_1", "create_plan", CREATE)]),
+        chat_stream([("call_2", "update_plan", UPDATE)]),
+        done,
+    )
+    model = OpenAIChatCompletionsModel(model="gpt-4.1", openai_client=openai_client(http))
+    agent = Agent(name="coder", model=model, tools=plan_tools(session))
+    previews = PlanPreviews(session)
+    result = Runner.run_streamed(agent, "fix it", run_config=NO_TRACES)
+    async for event in result.stream_events():
+        await previews.on_event(event)
+    assert [len(u["plan"]["entries"]) for u in send.updates][:2] == [1, 2]
+    assert list(session.plans) == ["plan-1"]
+    assert session.plans["plan-1"].entries[0].status == "completed"
+    assert http.requests[0]["tools"][0]["function"]["strict"] is True

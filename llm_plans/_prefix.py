@@ -15,8 +15,12 @@ from typing import Any
 
 import jiter
 
+from ._repair import finite
+
 # Outside strings only these characters matter; inside, only the quote and the backslash.
 _PLAIN = re.compile(r'[^"\\{}\[\],:]+')
+_SPACE = re.compile(r"[ \t\n\r]*")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _IN_STRING = re.compile(r'[^"\\]+')
 # Inside a container whose insides do not matter (a step object, a nested value), whole
 # strings and everything but brackets are skipped in one match.
@@ -52,7 +56,7 @@ class FinalPrefix:
         self._parts: list[str] = []
         self._length = 0
         self.broken = False
-        self.complete = False
+        self._closed = False
         self._depth = 0
         self._list_depth = 0  # the depth inside the array of a list key, 0 when not in one
         self._expect_key = True
@@ -65,29 +69,37 @@ class FinalPrefix:
         self._closers = ""
         self._done = False  # the value (or list element) just scanned is complete
         self._cached: tuple[int, dict[str, Any] | None] | None = None
+        self.steps = 0
+        """Turns of the scanning loop so far: linear in the text (the tests count them)."""
 
     def feed(self, text: str) -> bool:
         """Scan a fragment; True when something new became final with it."""
         if self.broken or not text:
             return False
         before = self._final_at
+        if not text.isascii() and _SURROGATE.search(text):
+            self.broken = True  # a lone surrogate can never be encoded: not a JSON text
+            return False
         self._parts.append(text)
         base, self._length = self._length, self._length + len(text)
-        if self.complete:
-            if text.strip():
-                self.broken = True  # something after the object: not JSON
-            return False
         self._scan(text, base)
         return self._final_at != before and not self.broken
 
+    @property
+    def complete(self) -> bool:
+        """The arguments object has closed (nothing but whitespace followed) and is JSON."""
+        return self._closed and self.final() is not None
+
     def final(self) -> dict[str, Any] | None:
-        """The final parts so far, decoded; None when nothing is final or the text is broken.
+        """The final parts so far, decoded (`{}` before any); None when the text is broken.
 
         Every top-level key whose value is complete, with that value; a list key's complete
         elements while its array is open; a text key's complete lines while its string is.
         """
-        if self.broken or self._final_at == 0:
+        if self.broken:
             return None
+        if self._final_at == 0:
+            return {}
         if self._cached is not None and self._cached[0] == self._final_at:
             return self._cached[1]
         if len(self._parts) > 1:
@@ -98,6 +110,9 @@ class FinalPrefix:
                 piece.encode("utf-8"), allow_inf_nan=False, catch_duplicate_keys=True
             )
         except (ValueError, UnicodeEncodeError):
+            self.broken = True
+            return None
+        if not finite(value, piece):
             self.broken = True
             return None
         result = value if isinstance(value, dict) else None
@@ -111,6 +126,17 @@ class FinalPrefix:
     def _scan(self, text: str, base: int) -> None:
         at, end = 0, len(text)
         while at < end and not self.broken:
+            self.steps += 1
+            if self._depth == 0:
+                # Outside the object only whitespace may stand, and one `{` before it.
+                at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
+                if at < end:
+                    if self._closed or text[at] != "{":
+                        self.broken = True
+                        return
+                    self._depth = 1
+                    at += 1
+                continue
             if self._string is not None:
                 at = self._in_string(text, at, base)
                 continue
@@ -181,9 +207,6 @@ class FinalPrefix:
             else:
                 self._string = _INNER
         elif char in "{[":
-            if depth == 0 and char == "[":
-                self.broken = True  # the arguments must be an object
-                return
             self._depth = depth + 1
             if self._depth > _MAX_DEPTH:
                 self.broken = True
@@ -194,7 +217,7 @@ class FinalPrefix:
             if self._depth < 0:
                 self.broken = True
             elif self._depth == 0:
-                self.complete = True
+                self._closed = True
                 self._final(offset + 1, "")
             elif self._depth == 1:
                 self._list_depth = 0
@@ -214,8 +237,6 @@ class FinalPrefix:
         elif char == ":" and depth == 1:
             self._expect_key = False
             self._done = False
-        elif depth == 0:
-            self.broken = True  # text before the object
 
     def _final(self, at: int, closers: str) -> None:
         self._final_at = at

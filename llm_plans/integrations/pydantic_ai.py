@@ -26,7 +26,7 @@ Install with `pip install "llm-plans[pydantic-ai]"`.
 from __future__ import annotations
 
 from collections.abc import AsyncIterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 try:
@@ -84,7 +84,7 @@ class PlanToolset(AbstractToolset[Any]):
         self._strict = strict
         self._id = id
         self._feeder = CallFeeder(session)
-        self._parts: dict[int, ToolCallPart] = {}
+        self._parts: dict[int, _Part] = {}  # stream index -> the tool call part so far
 
     @property
     def id(self) -> str | None:
@@ -133,43 +133,41 @@ class PlanToolset(AbstractToolset[Any]):
     async def on_event(self, event: Any) -> None:
         """Take one event of the agent's stream; plan calls' arguments are fed as they grow."""
         if isinstance(event, PartStartEvent):
+            await self._feeder.drop(event.index)
+            self._parts.pop(event.index, None)
             if isinstance(event.part, ToolCallPart):
-                self._parts[event.index] = event.part
-                await self._start(event.index, event.part)
-            else:
-                self._parts.pop(event.index, None)
-                await self._feeder.drop(event.index)
+                part = event.part
+                self._parts[event.index] = _Part(part.tool_name, part.tool_call_id)
+                await self._feeder.start(event.index, part.tool_call_id, part.tool_name)
+                await self._grow(event.index, part.args)
         elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, ToolCallPartDelta):
-            part = self._parts.get(event.index)
             delta = event.delta
-            if part is None:
+            known = self._parts.get(event.index)
+            if known is None:
                 return
-            new_id = delta.tool_call_id not in (None, part.tool_call_id)
-            if delta.tool_name_delta or new_id:
-                # The name or id only now complete: start over with what is known so far.
-                part = self._parts[event.index] = ToolCallPart(
-                    tool_name=part.tool_name + (delta.tool_name_delta or ""),
-                    args=_joined(part.args, delta.args_delta),
-                    tool_call_id=delta.tool_call_id or part.tool_call_id,
-                )
-                await self._start(event.index, part)
-                return
-            self._parts[event.index] = ToolCallPart(
-                tool_name=part.tool_name,
-                args=_joined(part.args, delta.args_delta),
-                tool_call_id=part.tool_call_id,
-            )
-            if isinstance(delta.args_delta, str):
-                await self._feeder.feed(event.index, delta.args_delta)
-            elif delta.args_delta is not None:
-                await self._feeder.drop(event.index)  # decoded args: the tool run applies them
+            if delta.tool_name_delta or delta.tool_call_id not in (None, known.call_id):
+                # The name or id is only now complete: start over with what is known so far.
+                known.name += delta.tool_name_delta or ""
+                known.call_id = delta.tool_call_id or known.call_id
+                await self._feeder.start(event.index, known.call_id, known.name)
+                await self._feeder.feed(event.index, "".join(known.fragments))
+            await self._grow(event.index, delta.args_delta)
 
-    async def _start(self, index: int, part: ToolCallPart) -> None:
-        await self._feeder.start(index, part.tool_call_id, part.tool_name)
-        if isinstance(part.args, str):
-            await self._feeder.feed(index, part.args)
-        elif part.args:
-            await self._feeder.drop(index)
+    async def _grow(self, index: int, args: Any) -> None:
+        if isinstance(args, str):
+            self._parts[index].fragments.append(args)
+            await self._feeder.feed(index, args)
+        elif args:
+            await self._feeder.drop(index)  # decoded arguments: the tool run applies them
+
+
+@dataclass
+class _Part:
+    """A tool call part as streamed so far."""
+
+    name: str
+    call_id: str
+    fragments: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -185,9 +183,3 @@ class _Previews(AbstractCapability[Any]):
         async for event in stream:
             await self.toolset.on_event(event)
             yield event
-
-
-def _joined(args: str | dict[str, Any] | None, delta: str | dict[str, Any] | None) -> Any:
-    if isinstance(args, str | None) and isinstance(delta, str | None):
-        return (args or "") + (delta or "")
-    return delta if delta is not None else args

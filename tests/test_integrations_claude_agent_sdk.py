@@ -7,6 +7,7 @@ The server is driven through the `mcp` package's own client, connected in-proces
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -240,6 +241,7 @@ async def test_example_with_claude_code_over_an_acp_pipe(
     }
     plan = [u for u in client.updates if u["sessionUpdate"].startswith("plan")]
     if caps:
+        assert len(plan[0]["plan"]["entries"]) == 1  # a live preview from partial messages
         assert plan[-1] == {"sessionUpdate": "plan_removed", "planId": "plan-1"}
         assert type(client.typed[-2]).__name__ == "AgentPlanRemovedUpdate"
         last_items = [u for u in plan if u["sessionUpdate"] == "plan_update"][-1]
@@ -259,3 +261,19 @@ async def test_example_with_claude_code_over_an_acp_pipe(
     for name in PLAN_TOOL_NAMES:
         assert not offered[name].get("defer_loading")
     assert not set(BUILTIN_PLAN_TOOLS) & set(offered)
+
+
+async def test_a_tool_waits_for_a_consumer_that_is_behind(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    async with connect(session) as client:
+        previews = PlanPreviews(session)
+        await previews.on_message(event({"type": "message_start", "message": {}}))
+        # Claude Code runs the tool while the consumer has not reached the call's events yet.
+        running = asyncio.create_task(call(client, "create_plan", CREATE, "toolu_1"))
+        await asyncio.sleep(0.05)
+        for message in tool_use_stream(0, "toolu_1", "mcp__plans__create_plan", json.dumps(CREATE)):
+            await previews.on_message(message)
+        assert (await running).is_error is False
+        assert [len(u["plan"]["entries"]) for u in send.updates][:2] == [1, 2]  # previewed
+        assert list(session.plans) == ["plan-1"]  # and applied once

@@ -244,6 +244,7 @@ async def test_example_over_an_acp_pipe(caps: dict[str, Any], kinds: str | None)
     assert stop == "end_turn"
     plan_updates = [u for u in client.updates if u["sessionUpdate"].startswith("plan")]
     if kinds is None:
+        assert len(plan_updates[0]["plan"]["entries"]) == 1  # a live preview, over the pipe
         assert plan_updates[-1] == {"sessionUpdate": "plan_removed", "planId": "plan-1"}
         assert type(client.typed[-2]).__name__ == "AgentPlanRemovedUpdate"
     else:

@@ -73,8 +73,9 @@ class CallFeeder:
                 await self._session.abort(call_id)
 
 
-# How long a tool waits for a stream consumer that is behind the run to reach the end of the
-# call's arguments. Consumers handle events in microseconds; past this, one is not consuming.
+# How long a tool waits for a stream consumer that is behind the run to reach its call (its
+# start, then the end of its arguments). Consumers handle events in microseconds; past this,
+# one is not consuming, and the tool applies the call as the framework hands it over.
 CONSUMER_WAIT = 2.0
 
 
@@ -82,9 +83,10 @@ class SharedCalls:
     """Streamed calls shared by a framework's stream consumer and its tool runner.
 
     For frameworks that run tools while the user's code may still be reading the stream (the
-    OpenAI Agents SDK, the Claude Agent SDK): the tool waits briefly for the consumer to reach
-    the end of its call's arguments, then finishes the streamed call; a call the tool applied
-    before the consumer saw it is left alone by the consumer.
+    OpenAI Agents SDK, the Claude Agent SDK): once the consumer has shown that the model
+    streams, a tool waits briefly for the consumer to reach its call and the end of its
+    arguments, then finishes the streamed call. A call the tool applied without its stream
+    (the consumer stopped) is left alone by the consumer if its stream comes later.
     """
 
     def __init__(self, session: PlanSession) -> None:
@@ -95,8 +97,11 @@ class SharedCalls:
         self._calls: dict[Hashable, str] = {}  # stream key -> call id
         self._done: dict[str, asyncio.Event] = {}  # call id -> its arguments are complete
         self._settled: set[str] = set()  # call ids the tools applied before the stream showed them
+        self._streamed = False  # stream events came: the model streams, a tool may wait for them
+        self._arrivals: dict[str, asyncio.Event] = {}  # call id -> its tool waits for its start
 
     async def start(self, key: Hashable, call_id: str, name: str) -> None:
+        self._streamed = True
         if self.session.plan_tool(name) is None:
             return
         if call_id in self._settled:
@@ -105,6 +110,9 @@ class SharedCalls:
         self._calls[key] = call_id
         self._done[call_id] = asyncio.Event()
         await self._feeder.start(key, call_id, name)
+        arrival = self._arrivals.get(call_id)
+        if arrival is not None:
+            arrival.set()
 
     async def feed(self, key: Hashable, fragment: str) -> None:
         await self._feeder.feed(key, fragment)
@@ -117,12 +125,15 @@ class SharedCalls:
 
     async def reset(self) -> None:
         """A new response: calls of an earlier one that never ran are aborted."""
+        self._streamed = True
         await self._feeder.reset()
         self._calls.clear()
         self._done = {c: e for c, e in self._done.items() if self.session.is_streaming(c)}
 
     async def run(self, call_id: str | None, name: str, arguments: Any) -> ToolResult:
         """Apply a call the framework runs: finish it if streamed, else apply `arguments`."""
+        if call_id is not None and self.previewing and self._streamed:
+            await self._await_start(call_id)
         done = self._done.pop(call_id, None) if call_id is not None else None
         if done is not None and self.session.is_streaming(call_id or ""):
             try:
@@ -132,6 +143,17 @@ class SharedCalls:
         elif done is None and call_id is not None and self.previewing:
             self._settled.add(call_id)
         return await run_call(self.session, call_id, name, arguments)
+
+    async def _await_start(self, call_id: str) -> None:
+        if call_id in self._done:
+            return
+        arrival = self._arrivals[call_id] = asyncio.Event()
+        try:
+            await asyncio.wait_for(arrival.wait(), CONSUMER_WAIT)
+        except asyncio.TimeoutError:
+            pass
+        finally:
+            del self._arrivals[call_id]
 
 
 _SHARED: weakref.WeakKeyDictionary[PlanSession, dict[str, SharedCalls]] = (

@@ -25,7 +25,8 @@ Install with `pip install "llm-plans[claude-agent-sdk]"`.
 - Live previews: with `include_partial_messages=True`, pass every message the client yields
   to `PlanPreviews(session).on_message`. Claude Code tells the server which `tool_use` each
   call is (`_meta` `claudecode/toolUseId`), so the streamed call is finished, not applied
-  twice.
+  twice; a tool that runs before the consumer reached its call waits for it, at most
+  2 seconds, so read the messages to the end of each query.
 """
 
 from __future__ import annotations

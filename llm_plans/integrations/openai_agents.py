@@ -9,7 +9,9 @@ Install with `pip install "llm-plans[openai-agents]"`.
 - Live previews: feed the run's stream events to a `PlanPreviews` on the same session. Each
   call is applied once: the tool finishes the streamed call when its stream was seen (waiting
   briefly for a consumer that lags behind the run), and otherwise applies the call itself,
-  telling the previews to leave that call alone.
+  telling the previews to leave that call alone. Once a session's previews have seen a
+  stream, its tools expect one: keep `PlanPreviews` to streamed runs (`Runner.run_streamed`)
+  consumed to the end, or a call may wait up to 2 seconds for it.
 
 Example:
     agent = Agent(name="coder", instructions=..., tools=plan_tools(session))

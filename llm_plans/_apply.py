@@ -20,9 +20,13 @@ from ._feedback import Problem
 from ._limits import Limits
 from ._models import PlanType, ToolName
 from ._registry import TOOLS
+from ._repair import finite
 from ._uris import file_uri
 
 _CONTENT = operator.itemgetter("content")
+_NOT_FINITE = (
+    "NaN and Infinity are not JSON numbers (1e999 is Infinity); send finite numbers or strings."
+)
 _FIELD_FOR: dict[PlanType, str] = {"items": "entries", "markdown": "content", "file": "uri"}
 
 
@@ -338,6 +342,11 @@ def _build(
                             "plan for detail.",
                         )
                     )
+        problems += [
+            Problem(f"entries[{index}]._meta", _NOT_FINITE)
+            for index, e in enumerate(raw)
+            if "_meta" in e and not finite(e["_meta"])
+        ]
         entries = [
             {
                 "content": e["content"],

@@ -15,8 +15,6 @@ from typing import Any
 
 import jiter
 
-from ._repair import finite
-
 # Outside strings only these characters matter; inside, only the quote and the backslash.
 _PLAIN = re.compile(r'[^"\\{}\[\],:]+')
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -110,9 +108,6 @@ class FinalPrefix:
                 piece.encode("utf-8"), allow_inf_nan=False, catch_duplicate_keys=True
             )
         except (ValueError, UnicodeEncodeError):
-            self.broken = True
-            return None
-        if not finite(value, piece):
             self.broken = True
             return None
         result = value if isinstance(value, dict) else None

@@ -260,8 +260,6 @@ DEEP = 100_000
         '{"a": NaN}',
         '{"a": [Infinity]}',
         '{"a": -Infinity}',
-        '{"a": 1e999}',
-        '{"entries": [{"x": [1, -1e400]}]}',
         '{"a": "\\udfff"}',
         '{"content": "\\udfff\\nmore\\nlines',
         '{"content": "\\ud83d\\ndone"}',

@@ -26,7 +26,9 @@ _NEXT_PENDING = 3
 # Step texts quoted in update results are cut to this: the model wrote them and needs a cue,
 # and the result of a status change must stay small however long the steps are.
 _MAX_BRIEF = 60
-_MAX_CHANGES_LISTED = 10
+# Results of a status change stay under 600 bytes at any plan length: at most this many
+# changed (or in-progress) step numbers are listed, then a count of the rest.
+_MAX_CHANGES_LISTED = 5
 
 
 @dataclass(frozen=True)
@@ -247,13 +249,13 @@ def _changes_line(verb: str, plan: Stored, changed: tuple[int, ...]) -> str:
 
 
 def _progress(plan: Stored) -> list[str]:
-    doing = plan.steps_with("in_progress", 2)
+    doing = plan.steps_with("in_progress", 1)
     doing_count = plan.statuses.count("in_progress")
     pending_count = plan.statuses.count("pending")
     lines = []
     if doing:
         shown = "; ".join(f"step {n} {_brief(plan.entries[n - 1]['content'])}" for n in doing)
-        more = f" and {doing_count - 2} more" if doing_count > 2 else ""
+        more = f" and {doing_count - 1} more" if doing_count > 1 else ""
         lines.append(f"In progress: {shown}{more}.")
     if not doing_count and not pending_count:
         lines.append(f"All {_steps(len(plan.entries))} are completed.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from inline_snapshot import snapshot
 
 from llm_plans import PlanSession
@@ -73,3 +74,22 @@ Record progress by step number: update_plan {"id": "plan-1", "changes": [{"step"
         "Note: steps remain but none is in_progress; set step 2 (or the step you work on now) "
         "to in_progress."
     )
+
+
+@pytest.mark.parametrize("steps", [5, 20, 100, 200])
+async def test_a_status_change_result_stays_small_at_any_length(steps: int) -> None:
+    session = PlanSession(RecordingSend(), session_id="s")
+    entries = [{"content": f"Step {n} " + "with a long description " * 40} for n in range(steps)]
+    await session.call("create_plan", {"type": "items", "id": "build", "entries": entries})
+    result = await session.call(
+        "update_plan",
+        {
+            "id": "build",
+            "changes": [{"step": 3, "status": "completed"}, {"step": 4, "status": "in_progress"}],
+        },
+    )
+    assert len(result.content.encode()) <= 600
+    first = result.content.splitlines()[0]
+    assert first == f'Updated plan "build" ({steps} steps): step 3 completed, step 4 in_progress.'
+    assert 'In progress: step 4 "Step 3 with a long' in result.content
+    assert f"Remaining: {steps - 1} of {steps}; next pending: step 1 " in result.content

@@ -7,35 +7,17 @@ streams in flight hold) and the next state; it never raises for anything a model
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 from . import _feedback
 from ._arguments import Rejection, parse
 from ._book import Book, Json, Stored
+from ._builder import FIELD_FOR, Rules, build, check_id, check_kind_fields
 from ._feedback import Problem
-from ._limits import Limits
 from ._models import PlanType, ToolName
 from ._registry import TOOLS
-from ._repair import finite
-from ._uris import file_uri
-
-_CONTENT = operator.itemgetter("content")
-_NOT_FINITE = (
-    "NaN and Infinity are not JSON numbers (1e999 is Infinity); send finite numbers or strings."
-)
-_FIELD_FOR: dict[PlanType, str] = {"items": "entries", "markdown": "content", "file": "uri"}
-
-
-@dataclass(frozen=True)
-class Rules:
-    """What the core needs to know beyond the call itself."""
-
-    limits: Limits = field(default_factory=Limits)
-    workspace: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -71,11 +53,14 @@ class Rejected:
         return _feedback.rejection(self.tool, self.problems, context=self.context)
 
 
+_DEFAULT_RULES = Rules()
+
+
 def apply(
     book: Book,
     tool: str,
     arguments: Any,
-    rules: Rules = Rules(),
+    rules: Rules = _DEFAULT_RULES,
     *,
     held: Collection[str] = (),
     own_id: str | None = None,
@@ -147,13 +132,13 @@ def _create(
             )
         )
     kind: PlanType = args["type"]
-    problems += _check_kind_fields(kind, args)
+    problems += check_kind_fields(kind, args)
     if kind == "items" and args.get("entries") == []:
         problems.append(Problem("entries", "an items plan needs at least one step.", []))
     next_number = book.next_number
     if plan_id is None:
         plan_id, next_number = generated_id(book, held, own_id)
-    plan = _build(kind, plan_id, args, rules, problems, None)
+    plan = build(kind, plan_id, args, rules, problems, None)
     if problems or plan is None:
         raise Rejection(problems, context)
     plans = dict(book.plans)
@@ -185,8 +170,8 @@ def _update(book: Book, args: Mapping[str, Any], rules: Rules) -> Applied:
         plan = _changed(current, args.get("type"), changes)
     else:
         kind = _kind_for_update(current, args.get("type"), replacing)
-        problems = _check_kind_fields(kind, args)
-        built = _build(kind, current.id, args, rules, problems, current.meta)
+        problems = check_kind_fields(kind, args)
+        built = build(kind, current.id, args, rules, problems, current.meta)
         if problems or built is None:
             raise Rejection(problems)
         plan = built
@@ -200,9 +185,9 @@ def _kind_for_update(current: Stored, kind: PlanType | None, replacing: list[str
     if kind is not None:
         return kind
     if len(replacing) == 1:
-        return next(k for k, f in _FIELD_FOR.items() if f == replacing[0])
+        return next(k for k, f in FIELD_FOR.items() if f == replacing[0])
     if not replacing:
-        wanted = _FIELD_FOR[current.type]
+        wanted = FIELD_FOR[current.type]
         hint = (
             f"changes (to edit steps by number) or {wanted}" if current.type == "items" else wanted
         )
@@ -224,7 +209,7 @@ def _changed(current: Stored, kind: PlanType | None, changes: list[Json]) -> Sto
                 Problem(
                     "changes",
                     f'plan "{current.id}" is a {current.type} plan; changes only edit items '
-                    f"plans. Send {_FIELD_FOR[current.type]} to replace it.",
+                    f"plans. Send {FIELD_FOR[current.type]} to replace it.",
                 )
             ]
         )
@@ -274,119 +259,3 @@ def _remove(book: Book, args: Mapping[str, Any]) -> Applied:
         )
     plans = {k: v for k, v in book.plans.items() if k != plan_id}
     return Applied("remove_plan", Book(plans, book.next_number), plan_id, None)
-
-
-# ---- shared ---------------------------------------------------------------------------------
-
-
-def check_id(plan_id: str, limits: Limits) -> list[Problem]:
-    """What is wrong with an id the model chose, if anything."""
-    if not plan_id.strip():
-        return [Problem("id", "must not be empty; send null to get a generated id.", plan_id)]
-    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in plan_id):
-        return [Problem("id", "control characters are not allowed in ids.", plan_id)]
-    if plan_id != plan_id.strip():
-        return [Problem("id", "no spaces at the start or end.", plan_id)]
-    if len(plan_id) > limits.max_id_length:
-        return [Problem("id", f"at most {limits.max_id_length} characters.", plan_id)]
-    return []
-
-
-def _check_kind_fields(kind: PlanType, args: Mapping[str, Any]) -> list[Problem]:
-    problems = []
-    wanted = _FIELD_FOR[kind]
-    if args.get(wanted) is None:
-        problems.append(
-            Problem(wanted, f'type "{kind}" requires {wanted}; it was null or missing.')
-        )
-    for other_kind, other in _FIELD_FOR.items():
-        if other != wanted and args.get(other) is not None:
-            problems.append(
-                Problem(
-                    other,
-                    f'only used with type "{other_kind}"; for a "{kind}" plan send null.',
-                    args[other],
-                )
-            )
-    return problems
-
-
-def _build(
-    kind: PlanType,
-    plan_id: str,
-    args: Mapping[str, Any],
-    rules: Rules,
-    problems: list[Problem],
-    meta: Json | None,
-) -> Stored | None:
-    limits = rules.limits
-    if kind == "items" and args.get("entries") is not None:
-        raw: list[Json] = args["entries"]
-        if len(raw) > limits.max_entries:
-            problems.append(
-                Problem(
-                    "entries",
-                    f"{len(raw)} steps; at most {limits.max_entries} are accepted. "
-                    "Group small steps.",
-                )
-            )
-        longest = max(map(len, map(_CONTENT, raw)), default=0)
-        if longest > limits.max_entry_chars:  # a C-speed check first: this runs per step
-            for index, e in enumerate(raw):
-                if len(e["content"]) > limits.max_entry_chars:
-                    problems.append(
-                        Problem(
-                            f"entries[{index}].content",
-                            f"{len(e['content'])} characters; at most "
-                            f"{limits.max_entry_chars}. Keep steps short, or use a markdown "
-                            "plan for detail.",
-                        )
-                    )
-        problems += [
-            Problem(f"entries[{index}]._meta", _NOT_FINITE)
-            for index, e in enumerate(raw)
-            if "_meta" in e and not finite(e["_meta"])
-        ]
-        entries = [
-            {
-                "content": e["content"],
-                "priority": e.get("priority") or "medium",
-                "status": e.get("status") or "pending",
-            }
-            if "_meta" not in e
-            else _entry(e)
-            for e in raw
-        ]
-        return None if problems else Stored("items", plan_id, tuple(entries), meta=meta)
-    if kind == "markdown" and args.get("content") is not None:
-        content: str = args["content"]
-        if len(content) > limits.max_markdown_chars:
-            problems.append(
-                Problem(
-                    "content",
-                    f"{len(content)} characters; at most {limits.max_markdown_chars}. "
-                    "Write a shorter plan.",
-                )
-            )
-            return None
-        return None if problems else Stored("markdown", plan_id, content=content, meta=meta)
-    if kind == "file" and args.get("uri") is not None:
-        try:
-            uri = file_uri(args["uri"], rules.workspace)
-        except ValueError as exc:
-            problems.append(Problem("uri", str(exc), args["uri"]))
-            return None
-        return None if problems else Stored("file", plan_id, uri=uri, meta=meta)
-    return None
-
-
-def _entry(e: Json) -> Json:
-    # Validated arguments carry only the keys sent; ACP wants priority and status always.
-    out: Json = {
-        "content": e["content"],
-        "priority": e.get("priority") or "medium",
-        "status": e.get("status") or "pending",
-    }
-    if e.get("_meta") is not None:
-        out["_meta"] = e["_meta"]
-    return out

@@ -12,13 +12,15 @@ from types import MappingProxyType
 from typing import Any
 
 from . import _feedback, _wire
-from ._apply import Applied, Rejected, Rules, apply
+from ._apply import Applied, Rejected, apply
 from ._arguments import Decoded
 from ._book import AnyPlan, Book
-from ._errors import ConfigurationError, ReentrancyError, StreamError
+from ._builder import Rules
+from ._errors import ConfigurationError, StreamError
 from ._feedback import ToolResult
 from ._legacy import Flattener, ReadText, read_plan_file
 from ._limits import Limits
+from ._lock import SessionLock
 from ._models import ToolName
 from ._outbox import Outbox, Send
 from ._registry import DEFAULT_PREFIXES, Names
@@ -31,11 +33,6 @@ __all__ = ["PlanSession", "Send"]
 # Editors redraw on every update; ten a second looks live without flooding the pipe.
 DEFAULT_STREAM_INTERVAL = 0.1
 _logger = logging.getLogger("llm_plans")
-# The sessions whose lock the running code holds, inherited by tasks it starts: a call from
-# inside `send` or `on_commit` would wait for itself forever, so it fails at once instead.
-_HOLDING: contextvars.ContextVar[frozenset[int]] = contextvars.ContextVar(
-    "llm_plans_holding", default=frozenset()
-)
 
 
 class PlanSession:
@@ -80,7 +77,7 @@ class PlanSession:
         self._stream_interval = stream_interval
         self._on_commit = on_commit
         self._book = Book()
-        self._lock = asyncio.Lock()
+        self._lock = SessionLock()
         self._flushes: set[asyncio.Task[None]] = set()
 
     @property
@@ -109,7 +106,7 @@ class PlanSession:
     async def call(self, name: str, arguments: Any) -> ToolResult:
         """Run one plan tool call (arguments as JSON text, UTF-8 bytes or a decoded dict)."""
         tool = self.plan_tool(name) or name
-        async with self._locked():
+        async with self._lock.held():
             outcome = apply(self._book, tool, arguments, self._rules, held=self._streams.held())
             return await self._conclude(outcome, shown=())
 
@@ -167,7 +164,7 @@ class PlanSession:
                     wait, self._start_flush, call_id, flight, context=contextvars.Context()
                 )
             return
-        async with self._locked():
+        async with self._lock.held():
             if self._streams.get(call_id) is flight:
                 await self._preview(flight)
 
@@ -178,7 +175,7 @@ class PlanSession:
                 f"{name!r} is not a plan tool; route it elsewhere "
                 "(llm_plans.tools.NAMES lists the plan tools)"
             )
-        self._not_inside()
+        self._lock.check()
         flight = self._streams.start(call_id, tool, self.limits.max_arguments_bytes)
         flight.name = name
         return flight
@@ -195,7 +192,7 @@ class PlanSession:
         `arguments`, when given, are the call's complete arguments as the provider reported
         them at the end (JSON text or a dict); they replace what was fed.
         """
-        async with self._locked():
+        async with self._lock.held():
             flight = self._streams.pop(call_id)
             if flight is None:
                 raise StreamError(f"no streamed call {call_id!r}; feed it before finishing it")
@@ -219,12 +216,12 @@ class PlanSession:
 
         As for a rejected call, nothing of it stays. False when no such call is in flight.
         """
-        async with self._locked():
+        async with self._lock.held():
             return await self._abort(call_id)
 
     async def abort_all(self) -> list[str]:
         """Abort every streamed call in flight (a broken stream, a cancelled turn, a retry)."""
-        async with self._locked():
+        async with self._lock.held():
             ids = self._streams.ids()
             for call_id in ids:
                 await self._abort(call_id)
@@ -273,7 +270,7 @@ class PlanSession:
         task.add_done_callback(self._flushes.discard)
 
     async def _flush(self, call_id: str, flight: Flight) -> None:
-        async with self._locked():
+        async with self._lock.held():
             if self._streams.get(call_id) is flight:
                 await self._preview(flight)
 
@@ -314,7 +311,7 @@ class PlanSession:
 
     async def replay(self) -> None:
         """Re-send every current plan, as after `session/load`; raises if a send fails."""
-        async with self._locked():
+        async with self._lock.held():
             failure = await self._show(list(self._book.plans), force=True)
             if failure is not None:
                 raise failure
@@ -333,40 +330,6 @@ class PlanSession:
         """
         self._book = load(snapshot, self._rules)
         self._outbox.forget()
-
-    # ---- the lock ---------------------------------------------------------------------------
-
-    def _not_inside(self) -> None:
-        if id(self) in _HOLDING.get():
-            raise ReentrancyError(
-                "a PlanSession method was called from inside this session's own send or "
-                "on_commit; it would wait for itself. Schedule the call after send returns."
-            )
-
-    def _locked(self) -> _Held:
-        self._not_inside()
-        return _Held(self._lock, id(self))
-
-
-class _Held:
-    """The session lock, marked as held in the context (a class, not a generator-based
-    context manager: this runs on every call and costs a third as much)."""
-
-    __slots__ = ("_key", "_lock", "_token")
-
-    def __init__(self, lock: asyncio.Lock, key: int) -> None:
-        self._lock = lock
-        self._key = key
-        self._token: contextvars.Token[frozenset[int]] | None = None
-
-    async def __aenter__(self) -> None:
-        await self._lock.acquire()
-        self._token = _HOLDING.set(_HOLDING.get() | {self._key})
-
-    async def __aexit__(self, *exc: object) -> None:
-        if self._token is not None:
-            _HOLDING.reset(self._token)
-        self._lock.release()
 
 
 def _showable(tool: ToolName, fields: Mapping[str, Any]) -> bool:

@@ -9,8 +9,9 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from ._apply import Rejected, Rules, apply
+from ._apply import Rejected, apply
 from ._book import AnyPlan, Book
+from ._builder import Rules
 from ._errors import ConfigurationError
 from ._models import Plan
 

@@ -1,0 +1,147 @@
+"""Plans built from validated arguments, with the limits and rules every plan must meet.
+
+`apply` decides what a call does; this module turns the fields it settled on into a stored
+plan, or into the problems that stop it (ids, the field each kind needs, sizes, locations).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ._book import Json, Stored
+from ._feedback import Problem
+from ._limits import Limits
+from ._models import PlanType
+from ._repair import finite
+from ._uris import file_uri
+
+FIELD_FOR: dict[PlanType, str] = {"items": "entries", "markdown": "content", "file": "uri"}
+_CONTENT = operator.itemgetter("content")
+_NOT_FINITE = (
+    "NaN and Infinity are not JSON numbers (1e999 is Infinity); send finite numbers or strings."
+)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What the core needs to know beyond the call itself."""
+
+    limits: Limits = field(default_factory=Limits)
+    workspace: Path | None = None
+
+
+def check_id(plan_id: str, limits: Limits) -> list[Problem]:
+    """What is wrong with an id the model chose, if anything."""
+    if not plan_id.strip():
+        return [Problem("id", "must not be empty; send null to get a generated id.", plan_id)]
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in plan_id):
+        return [Problem("id", "control characters are not allowed in ids.", plan_id)]
+    if plan_id != plan_id.strip():
+        return [Problem("id", "no spaces at the start or end.", plan_id)]
+    if len(plan_id) > limits.max_id_length:
+        return [Problem("id", f"at most {limits.max_id_length} characters.", plan_id)]
+    return []
+
+
+def check_kind_fields(kind: PlanType, args: Mapping[str, Any]) -> list[Problem]:
+    problems = []
+    wanted = FIELD_FOR[kind]
+    if args.get(wanted) is None:
+        problems.append(
+            Problem(wanted, f'type "{kind}" requires {wanted}; it was null or missing.')
+        )
+    for other_kind, other in FIELD_FOR.items():
+        if other != wanted and args.get(other) is not None:
+            problems.append(
+                Problem(
+                    other,
+                    f'only used with type "{other_kind}"; for a "{kind}" plan send null.',
+                    args[other],
+                )
+            )
+    return problems
+
+
+def build(
+    kind: PlanType,
+    plan_id: str,
+    args: Mapping[str, Any],
+    rules: Rules,
+    problems: list[Problem],
+    meta: Json | None,
+) -> Stored | None:
+    limits = rules.limits
+    if kind == "items" and args.get("entries") is not None:
+        raw: list[Json] = args["entries"]
+        if len(raw) > limits.max_entries:
+            problems.append(
+                Problem(
+                    "entries",
+                    f"{len(raw)} steps; at most {limits.max_entries} are accepted. "
+                    "Group small steps.",
+                )
+            )
+        longest = max(map(len, map(_CONTENT, raw)), default=0)
+        if longest > limits.max_entry_chars:  # a C-speed check first: this runs per step
+            for index, e in enumerate(raw):
+                if len(e["content"]) > limits.max_entry_chars:
+                    problems.append(
+                        Problem(
+                            f"entries[{index}].content",
+                            f"{len(e['content'])} characters; at most "
+                            f"{limits.max_entry_chars}. Keep steps short, or use a markdown "
+                            "plan for detail.",
+                        )
+                    )
+        problems += [
+            Problem(f"entries[{index}]._meta", _NOT_FINITE)
+            for index, e in enumerate(raw)
+            if "_meta" in e and not finite(e["_meta"])
+        ]
+        entries = [
+            {
+                "content": e["content"],
+                "priority": e.get("priority") or "medium",
+                "status": e.get("status") or "pending",
+            }
+            if "_meta" not in e
+            else _entry(e)
+            for e in raw
+        ]
+        return None if problems else Stored("items", plan_id, tuple(entries), meta=meta)
+    if kind == "markdown" and args.get("content") is not None:
+        content: str = args["content"]
+        if len(content) > limits.max_markdown_chars:
+            problems.append(
+                Problem(
+                    "content",
+                    f"{len(content)} characters; at most {limits.max_markdown_chars}. "
+                    "Write a shorter plan.",
+                )
+            )
+            return None
+        return None if problems else Stored("markdown", plan_id, content=content, meta=meta)
+    if kind == "file" and args.get("uri") is not None:
+        try:
+            uri = file_uri(args["uri"], rules.workspace)
+        except ValueError as exc:
+            problems.append(Problem("uri", str(exc), args["uri"]))
+            return None
+        return None if problems else Stored("file", plan_id, uri=uri, meta=meta)
+    return None
+
+
+def _entry(e: Json) -> Json:
+    # Validated arguments carry only the keys sent; ACP wants priority and status always.
+    out: Json = {
+        "content": e["content"],
+        "priority": e.get("priority") or "medium",
+        "status": e.get("status") or "pending",
+    }
+    if e.get("_meta") is not None:
+        out["_meta"] = e["_meta"]
+    return out

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 # max_examples (tests/test_properties.py) keep them under both; deadline and health checks come
 # from here. No deadline: a call's first run warms pydantic and jiter and times vary on CI.
 _PROFILE = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
-settings.register_profile("dev", max_examples=20, stateful_step_count=25, **_PROFILE)
+settings.register_profile("dev", max_examples=50, stateful_step_count=25, **_PROFILE)
 settings.register_profile("ci", max_examples=500, stateful_step_count=25, **_PROFILE)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 

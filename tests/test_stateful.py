@@ -130,7 +130,11 @@ def meaning(
     if tool == "remove_plan":
         return plan_id, None
     if args.get("changes") is not None:
+        if model[plan_id]["type"] != "items":
+            return None  # changes edit items plans only
         entries = [dict(e) for e in model[plan_id]["entries"]]
+        if any(not 1 <= c["step"] <= len(entries) for c in args["changes"]):
+            return None
         for change in args["changes"]:
             step = entries[change["step"] - 1]
             for key in ("status", "priority", "content"):
@@ -165,6 +169,7 @@ class PlanMachine(RuleBasedStateMachine):
         self.commit_raised = False
         self.commits: list[tuple[int, dict[str, Any]]] = []
         self.call_numbers = 0
+        self.last_call: Call | None = None
         self.session: PlanSession | None = None
 
     # ---- plumbing ---------------------------------------------------------------------------
@@ -292,7 +297,27 @@ class PlanMachine(RuleBasedStateMachine):
 
     @rule(data=st.data())
     def call(self, data: st.DataObject) -> None:
-        call = data.draw(self.calls(), label="call")
+        self._plain(data.draw(self.calls(), label="call"))
+
+    @precondition(lambda self: self.send.fail_with is None)
+    @rule(data=st.data())
+    def call_through_a_glitch(self, data: st.DataObject) -> None:
+        """One call while the pipe is down, healed right after (a short outage)."""
+        self.send.fail_with = ConnectionError("connection reset")
+        try:
+            self._plain(data.draw(self.calls(), label="call"))
+        finally:
+            self.send.fail_with = None
+
+    @precondition(lambda self: self.last_call is not None)
+    @rule()
+    def repeat_last_call(self) -> None:
+        """The model sends its last call again (a retry after a glitch, or a slip)."""
+        assert self.last_call is not None
+        self._plain(self.last_call)
+
+    def _plain(self, call: Call) -> None:
+        self.last_call = call
         before, before_model = self.s.snapshot(), dict(self.model)
         plans_before = dict(self.s.plans)
         attempts, failed, commits = self.attempts, self.failed, len(self.commits)
@@ -336,7 +361,9 @@ class PlanMachine(RuleBasedStateMachine):
     @precondition(lambda self: len(self.streams) < MAX_STREAMS)
     @rule(data=st.data(), as_bytes=st.booleans(), ascii_=st.booleans())
     def start_stream(self, data: st.DataObject, as_bytes: bool, ascii_: bool) -> None:
-        call = data.draw(self.calls(), label="call")
+        # Mostly valid calls: what a finished stream must match is most telling for them.
+        families = ("valid", "valid", "repairable", "hostile")
+        call = data.draw(_calls(tuple(self.model.items()), families), label="call")
         text = call.arguments
         if isinstance(text, dict):
             if not strictly_json(text):
@@ -384,6 +411,9 @@ class PlanMachine(RuleBasedStateMachine):
     def finish(self, data: st.DataObject, truncated: bool) -> None:
         call_id = data.draw(st.sampled_from(sorted(self.streams)), label="call_id")
         stream = self.streams[call_id]
+        if stream.fed < len(stream.parts) and data.draw(st.booleans(), label="feed the rest"):
+            while stream.fed < len(stream.parts):
+                self._feed(call_id, stream)
         complete = stream.fed == len(stream.parts)
         text = stream.fed_text()
         before, before_model = self.s.snapshot(), dict(self.model)
@@ -490,7 +520,7 @@ class PlanMachine(RuleBasedStateMachine):
 
     @rule()
     def replay(self) -> None:
-        before, failed = self.s.snapshot(), self.failed
+        before, failed, sent = self.s.snapshot(), self.failed, len(self.send.sent)
         try:
             self.run(self.s.replay())
         except ConnectionError:
@@ -500,6 +530,25 @@ class PlanMachine(RuleBasedStateMachine):
             self.synced = False
         elif self.send.fail_with is None:
             self.synced = True  # whatever the client missed, replay shows it everything
+            if not self.streams:
+                # As after session/load: a client that hears only the replay shows every plan.
+                fresh = ClientView(self.form).apply_all(self.send.updates[sent:])
+                self._assert_shows(fresh)
+
+    def _assert_shows(self, view: ClientView) -> None:
+        """`view` shows exactly `session.plans` (no stream in flight)."""
+        if self.form != "legacy":
+            assert view.shown() == _reduced(self.s.plans), "the client shows other plans"
+            return
+        legacy = ClientView(self.form)
+        legacy.apply(self.s.legacy_update())
+        assert view.shown_entries() == legacy.shown_entries(), "the client shows another list"
+        plans = self.model.values()
+        if all(p["type"] == "items" for p in plans):
+            flat = [e for p in plans for e in p["entries"]]
+            assert view.shown_entries() == flat, "the legacy list is not every plan's entries"
+        else:
+            assert len(view.shown_entries()) >= len(self.model), "a plan shows no entry"
 
     # ---- invariants --------------------------------------------------------------------------
 
@@ -523,26 +572,18 @@ class PlanMachine(RuleBasedStateMachine):
         if self.send.fail_with is not None:
             return
         event("client view compared")
-        view = ClientView(self.form).apply_all(self.send.updates)
-        if self.form != "legacy":
-            assert view.shown() == _reduced(self.s.plans), "the client shows other plans"
-            return
-        legacy = ClientView(self.form)
-        legacy.apply(self.s.legacy_update())
-        assert view.shown_entries() == legacy.shown_entries(), "the client shows another list"
-        plans = self.model.values()
-        if all(p["type"] == "items" for p in plans):
-            flat = [e for p in plans for e in p["entries"]]
-            assert view.shown_entries() == flat, "the legacy list is not every plan's entries"
-        else:
-            assert len(view.shown_entries()) >= len(self.model), "a plan shows no entry"
+        self._assert_shows(ClientView(self.form).apply_all(self.send.updates))
 
 
 @st.composite
-def _calls(draw: st.DrawFn, model: tuple[tuple[str, dict[str, Any]], ...]) -> Call:
+def _calls(
+    draw: st.DrawFn,
+    model: tuple[tuple[str, dict[str, Any]], ...],
+    families: tuple[str, ...] = ("valid", "repairable", "hostile"),
+) -> Call:
     """A valid, repairable or hostile call for a session holding the plans of `model`."""
     existing = tuple(i for i, _ in model)
-    family = draw(st.sampled_from(["valid", "repairable", "hostile"]))
+    family = draw(st.sampled_from(families))
     if family == "hostile":
         h = draw(hostile(existing))
         return Call(h.tool, h.arguments, h.base, h.must_reject, h.label)
@@ -553,9 +594,23 @@ def _calls(draw: st.DrawFn, model: tuple[tuple[str, dict[str, Any]], ...]) -> Ca
     else:
         plan_id, plan = draw(st.sampled_from(model))
         steps = len(plan["entries"]) if plan["type"] == "items" else 0
-        args = draw(update_args(plan_id, steps) if tool == "update_plan" else remove_args(plan_id))
+        if tool == "remove_plan":
+            args = draw(remove_args(plan_id))
+        elif draw(st.integers(0, 3)) == 0:
+            args = _restated(plan_id, plan)
+        else:
+            args = draw(update_args(plan_id, steps))
     sent = draw(as_sent(args) if family == "valid" else repairable(args))
     return Call(tool, sent, args, False, family)
+
+
+def _restated(plan_id: str, plan: dict[str, Any]) -> dict[str, Any]:
+    """An update that sends the plan as it is (full-list tools do this on every call)."""
+    field = {"items": "entries", "markdown": "content", "file": "uri"}[plan["type"]]
+    value = plan[field]
+    if field == "entries":
+        value = [dict(e) for e in value]
+    return {"id": plan_id, field: value}
 
 
 class _Shadow:

@@ -170,6 +170,7 @@ class PlanMachine(RuleBasedStateMachine):
         self.commits: list[tuple[int, dict[str, Any]]] = []
         self.call_numbers = 0
         self.last_call: Call | None = None
+        self.generated: set[str] = set()  # every id the session generated so far
         self.session: PlanSession | None = None
 
     # ---- plumbing ---------------------------------------------------------------------------
@@ -266,6 +267,8 @@ class PlanMachine(RuleBasedStateMachine):
             if plan_id is None:
                 assert GENERATED.fullmatch(result.plan_id or ""), result.plan_id
                 assert result.plan_id not in before_model, "a generated id is a fresh id"
+                assert result.plan_id not in self.generated, "a generated id is never reused"
+                self.generated.add(result.plan_id)
                 if exact_ids:
                     number = _free_number(before_model, before["next_number"])
                     assert result.plan_id == f"plan-{number}"

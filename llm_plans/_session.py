@@ -303,11 +303,15 @@ class PlanSession:
         return None
 
     async def _show(self, ids: Iterable[str], *, force: bool = False) -> BaseException | None:
-        return await self._outbox.show(self._book.plans, ids, self._streams.previews(), force=force)
+        return await self._outbox.show(
+            self._book.plans, ids, self._streams.previews(self._book.plans), force=force
+        )
 
     def legacy_update(self) -> Json:
         """The legacy `plan` update for the current plans: every entry, in creation order."""
-        return self._outbox.legacy_update(self._book.plans, self._streams.previews())
+        return self._outbox.legacy_update(
+            self._book.plans, self._streams.previews(self._book.plans)
+        )
 
     async def replay(self) -> None:
         """Re-send every current plan, as after `session/load`; raises if a send fails."""

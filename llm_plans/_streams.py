@@ -198,6 +198,14 @@ class Streams:
                     out.add(flight.preview.id)
         return out
 
-    def previews(self) -> dict[str, Stored]:
-        """The plans streams in flight show, by id."""
-        return {f.preview.id: f.preview for f in self._flights.values() if f.preview is not None}
+    def previews(self, plans: Mapping[str, Stored]) -> dict[str, Stored]:
+        """The plans streams in flight show, by id, given the session's `plans`.
+
+        A new plan previewed under an id that another call has since taken is not shown:
+        the committed plan wins, and the stream moves to another id at its next preview.
+        """
+        return {
+            f.preview.id: f.preview
+            for f in self._flights.values()
+            if f.preview is not None and (f.tool != "create_plan" or f.preview.id not in plans)
+        }

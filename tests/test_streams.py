@@ -178,3 +178,17 @@ async def test_abort_takes_back_every_preview_and_frees_the_id() -> None:
     assert (
         await session.call("create_plan", {"type": "items", "entries": ["x"]})
     ).plan_id == "plan-1"
+
+
+async def test_a_plan_a_call_created_is_shown_rather_than_a_stream_preview_of_its_id() -> None:
+    send = RecordingSend()
+    session = session_of(send)
+    await stream(session, "c", "create_plan", '{"type": "items", "entries": [{"content": "a"}, {')
+    assert send.updates[-1]["plan"]["planId"] == "plan-1"
+    await session.call("create_plan", {"type": "markdown", "id": "plan-1", "content": "mine"})
+    assert send.updates[-1] == {
+        "sessionUpdate": "plan_update",
+        "plan": {"type": "markdown", "planId": "plan-1", "content": "mine"},
+    }
+    await session.abort("c")
+    client_matches(session, send)

@@ -192,3 +192,14 @@ async def test_a_plan_a_call_created_is_shown_rather_than_a_stream_preview_of_it
     }
     await session.abort("c")
     client_matches(session, send)
+
+
+async def test_removing_a_plan_an_update_is_streaming_to_removes_it_at_once() -> None:
+    send = RecordingSend()
+    session = session_of(send)
+    await session.call("create_plan", {"type": "items", "id": "p", "entries": ["old"]})
+    await stream(session, "u", "update_plan", '{"id": "p", "entries": [{"content": "new"}, {')
+    await session.call("remove_plan", {"id": "p"})
+    assert send.updates[-1] == {"sessionUpdate": "plan_removed", "planId": "p"}
+    assert not (await session.finish("u")).ok
+    client_matches(session, send)

@@ -288,6 +288,19 @@ class PlanMachine(RuleBasedStateMachine):
         assert snapshot == self.s.snapshot(), "on_commit saw the state after the call"
         assert sent_at_commit == sent_before, "on_commit runs before the client hears"
 
+    def _commit_failed(
+        self, call: Call, result: ToolResult, before: dict[str, Any], before_model: dict[str, Any]
+    ) -> None:
+        """on_commit raised and the call still returned: accepted as it means (the change
+        stands), or rejected with nothing changed (rolled back); the client may lag either way."""
+        if result.ok:
+            self.settle(call, result, before, before_model, exact_ids=not self.streams)
+        else:
+            assert self.s.snapshot() == before, (
+                "a call rejected after on_commit failed left a change"
+            )
+        self.synced = False
+
     def _lenient(self, before_model: dict[str, Any]) -> None:
         """After an on_commit that raised: the call applied completely or not at all."""
         after = _reduced(self.s.plans)
@@ -335,7 +348,7 @@ class PlanMachine(RuleBasedStateMachine):
             return
         assert repr(call.arguments) == repr(kept), "the session changed the caller's arguments"
         if self.commit_raised:
-            self._lenient(before_model)
+            self._commit_failed(call, result, before, before_model)
             return
         self.settle(call, result, before, before_model, exact_ids=not self.streams)
         if not result.ok:

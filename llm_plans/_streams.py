@@ -201,11 +201,12 @@ class Streams:
     def previews(self, plans: Mapping[str, Stored]) -> dict[str, Stored]:
         """The plans streams in flight show, by id, given the session's `plans`.
 
-        A new plan previewed under an id that another call has since taken is not shown:
-        the committed plan wins, and the stream moves to another id at its next preview.
+        A preview is shown only while it can still apply: a new plan previewed under an id
+        another call has since taken, or a change to a plan another call has since removed,
+        gives way to what was committed (the stream's final answer follows when it ends).
         """
         return {
             f.preview.id: f.preview
             for f in self._flights.values()
-            if f.preview is not None and (f.tool != "create_plan" or f.preview.id not in plans)
+            if f.preview is not None and (f.preview.id in plans) == (f.tool == "update_plan")
         }

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 from client_view import ClientView, check_compliant, expected, reduce_plan
 from hypothesis import event, settings
 from hypothesis import strategies as st
@@ -46,7 +47,7 @@ from strategies import (
     update_args,
 )
 
-from llm_plans import Limits, PlanSession, ToolResult, WireForm
+from llm_plans import Limits, PlanSession, StreamError, ToolResult, WireForm
 from llm_plans.testing import RecordingSend
 
 CAPABILITIES = {"documents": {"planCapabilities": {}}, "schema": {"plan": {}}, "legacy": None}
@@ -168,7 +169,6 @@ class PlanMachine(RuleBasedStateMachine):
         self.commit_armed = False
         self.commit_raised = False
         self.commits: list[tuple[int, dict[str, Any]]] = []
-        self.call_numbers = 0
         self.last_call: Call | None = None
         self.generated: set[str] = set()  # every id the session generated so far
         self.session: PlanSession | None = None
@@ -391,8 +391,9 @@ class PlanMachine(RuleBasedStateMachine):
             with contextlib.suppress(UnicodeEncodeError):  # a lone surrogate stays text
                 text = text.encode("utf-8")
         parts = data.draw(fragments(text), label="fragments") if text else [text]
-        self.call_numbers += 1
-        call_id = f"call-{self.call_numbers}"
+        # A small pool of ids, so a finished or aborted call's id comes back for a new call.
+        free = [f"call-{n}" for n in range(1, MAX_STREAMS + 2) if f"call-{n}" not in self.streams]
+        call_id = data.draw(st.sampled_from(free), label="call_id")
         stream = Stream(Call(call.tool, text, call.base, call.must_reject, call.label), parts)
         self.streams[call_id] = stream
         self._feed(call_id, stream)
@@ -449,9 +450,12 @@ class PlanMachine(RuleBasedStateMachine):
         del self.streams[call_id]
         if self.failed > failed:
             self.synced = False
-        if self.commit_raised:
-            self._lenient(before_model)
-            return
+        commit_failed = self.commit_raised
+        if commit_failed:
+            self.synced = False
+            if not result.ok:  # rolled back because it could not be saved: nothing changed
+                assert self.s.snapshot() == before
+                return
         event(f"stream finished {'truncated' if truncated else 'in full' if complete else 'early'}")
         if truncated:
             assert not result.ok, "a call cut off by the token limit is rejected"
@@ -478,12 +482,14 @@ class PlanMachine(RuleBasedStateMachine):
             wanted_text = wanted_text.replace(f'"{twin.plan_id}"', f'"{result.plan_id}"')
         assert _reduced(self.s.plans) == wanted_plans
         assert list(self.s.plans) == list(wanted_plans)
-        if self.failed == failed:
+        if self.failed == failed and not commit_failed:
             assert result.content == wanted_text
         base = stream.call.base if complete else None
         must_reject = stream.call.must_reject and complete
         call = Call(stream.call.tool, text, base, must_reject, stream.call.label)
         self.settle(call, result, before, before_model, exact_ids=False)
+        if commit_failed:
+            return
         if result.ok:
             self._commits_since(commits, sent_before)
             if self.failed == failed and self.send.fail_with is None:
@@ -504,8 +510,14 @@ class PlanMachine(RuleBasedStateMachine):
             self.synced = False
 
     @rule()
-    def abort_unknown(self) -> None:
+    def unknown_call_id(self) -> None:
+        """Aborting or finishing a call that is not in flight is a no-op or a StreamError."""
+        before, attempts = self.s.snapshot(), self.attempts
         assert self.run(self.s.abort("no-such-call")) is False
+        with pytest.raises(StreamError):
+            self.run(self.s.finish("no-such-call"))
+        assert self.s.snapshot() == before
+        assert self.attempts == attempts
 
     @rule()
     def abort_all(self) -> None:

@@ -237,7 +237,10 @@ class PlanSession:
     async def _preview(self, flight: Flight) -> None:
         if not flight.scan():
             return
-        loop = asyncio.get_running_loop()
+        # Every attempt counts against the budget, shown or not: working out a preview costs
+        # about the text so far, and a call whose previews the core keeps refusing must not
+        # cost that on every step.
+        flight.previewed_now(asyncio.get_running_loop().time())
         fields = flight.fields()
         if fields is None or not _showable(flight.tool, fields):
             return
@@ -256,7 +259,6 @@ class PlanSession:
             flight.own_id = plan.id
         if flight.preview is not None and flight.preview.same(plan):
             return
-        flight.previewed_now(loop.time())
         moved = flight.preview is not None and flight.preview.id != plan.id
         flight.preview = plan
         flight.shown[plan.id] = None

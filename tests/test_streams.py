@@ -203,3 +203,31 @@ async def test_removing_a_plan_an_update_is_streaming_to_removes_it_at_once() ->
     assert send.updates[-1] == {"sessionUpdate": "plan_removed", "planId": "p"}
     assert not (await session.finish("u")).ok
     client_matches(session, send)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the first step is invalid, so the core refuses every preview after it
+        '{"type":"items","entries":[{"content":"a","status":5}' + ',{"content":"b"}' * 5000 + "]}",
+        # more steps than the limit: previews past step 200 are refused
+        json.dumps({"type": "items", "entries": [{"content": "b"}] * 5000}),
+    ],
+)
+async def test_previews_the_core_refuses_still_count_against_the_budget(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import llm_plans._session
+
+    attempts: list[int] = []
+    real = llm_plans._session.apply
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        attempts.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(llm_plans._session, "apply", counting)
+    session = session_of(RecordingSend())
+    await stream(session, "c", "create_plan", text, size=4)
+    assert not (await session.finish("c")).ok
+    assert len(attempts) < 100  # not one per step: the work stays linear in the text

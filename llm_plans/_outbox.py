@@ -40,11 +40,13 @@ class Outbox:
         return bool(self._stale) or self._legacy_stale
 
     def forget(self) -> None:
-        """The client's state is unknown (a restore): the next sends go out in full."""
-        self._held.clear()
-        self._stale.clear()
-        self._legacy_held = None
-        self._legacy_stale = False
+        """The plans were replaced (a restore): everything the client was shown is brought up
+        to date with the next change or `replay()`, removals included."""
+        for plan_id, held in self._held.items():
+            if held is not _REMOVED:
+                self._stale[plan_id] = None
+        if self._legacy_held is not None:
+            self._legacy_stale = True
 
     async def show(
         self,

@@ -334,6 +334,11 @@ class PlanSession:
         The snapshot is checked as strictly as a model's calls (ids, limits, file locations
         in the workspace); a ConfigurationError names what is wrong and nothing changes.
         """
+        if self._streams.ids():
+            raise ConfigurationError(
+                "restore() while streamed calls are in flight would leave their previews on "
+                "the client; await session.abort_all() first"
+            )
         self._book = load(snapshot, self._rules)
         self._outbox.forget()
 

@@ -69,3 +69,17 @@ def test_restore_keeps_meta_and_the_id_counter() -> None:
     )
     assert session.plans["m"].meta == meta
     assert session.snapshot()["next_number"] == 7
+
+
+async def test_restore_waits_for_no_stream_and_replay_takes_back_what_is_gone() -> None:
+    send = RecordingSend()
+    session = PlanSession(send, session_id="s", client_capabilities={"plan": {}})
+    empty = session.snapshot()
+    await session.call("create_plan", {"type": "markdown", "id": "old", "content": "x"})
+    await session.feed("c", "create_plan", '{"type": "items", "entries": [{"content": "a"},')
+    with pytest.raises(ConfigurationError, match="abort_all"):
+        session.restore(empty)
+    await session.abort_all()
+    session.restore(empty)
+    await session.replay()
+    assert send.updates[-1] == {"sessionUpdate": "plan_removed", "planId": "old"}

@@ -160,9 +160,3 @@ class RemovePlanArgs(_Arguments):
 
 
 ToolName = Literal["create_plan", "update_plan", "remove_plan"]
-TOOL_NAMES: tuple[ToolName, ...] = ("create_plan", "update_plan", "remove_plan")
-ARGUMENT_MODELS: dict[ToolName, type[_Arguments]] = {
-    "create_plan": CreatePlanArgs,
-    "update_plan": UpdatePlanArgs,
-    "remove_plan": RemovePlanArgs,
-}

@@ -12,8 +12,9 @@ import copy
 import functools
 from typing import TYPE_CHECKING, Any, cast
 
-from ._models import ARGUMENT_MODELS, TOOL_NAMES, ToolName
+from ._models import ToolName
 from ._prompts import prompt
+from ._registry import TOOLS
 
 if TYPE_CHECKING:
     from anthropic.types import ToolParam
@@ -30,7 +31,7 @@ __all__ = [
     "system_prompt",
 ]
 
-NAMES: tuple[ToolName, ...] = TOOL_NAMES
+NAMES: tuple[ToolName, ...] = tuple(TOOLS)
 """The plan tools' names: `create_plan`, `update_plan`, `remove_plan`."""
 
 # Never sent: titles and defaults repeat what names and descriptions say; minLength is refused
@@ -111,7 +112,7 @@ def anthropic(strict: bool = False) -> list[ToolParam]:
 
 def description(name: ToolName) -> str:
     """The tool description the model reads, from `prompts/<name>.md`."""
-    return prompt(name)
+    return TOOLS[name].description
 
 
 def system_prompt() -> str:
@@ -134,7 +135,7 @@ def schema(
 
 @functools.cache
 def _schema(name: ToolName, all_required: bool, drop: frozenset[str]) -> dict[str, Any]:
-    raw = ARGUMENT_MODELS[name].model_json_schema()
+    raw = TOOLS[name].arguments.model_json_schema()
     defs = raw.pop("$defs", {})
     return cast("dict[str, Any]", _clean(raw, defs, all_required, drop | _ALWAYS_DROP))
 

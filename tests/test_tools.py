@@ -17,7 +17,7 @@ from openai.types.responses import FunctionToolParam
 from pydantic import TypeAdapter
 
 from llm_plans import tools
-from llm_plans._models import ARGUMENT_MODELS
+from llm_plans._registry import TOOLS
 
 OPENAI_STRICT_REJECTS = {
     "oneOf",
@@ -483,7 +483,7 @@ def test_argument_models_accept_what_the_schema_allows(
     schema = tools.schema(name, all_required=strict)  # type: ignore[arg-type]
     arguments = data.draw(from_schema(schema))
     jsonschema.validate(arguments, schema)
-    ARGUMENT_MODELS[name].model_validate_json(json.dumps(arguments))  # type: ignore[index]
+    TOOLS[name].arguments.model_validate_json(json.dumps(arguments))  # type: ignore[index]
 
 
 def test_the_update_plan_example_is_valid_in_strict_form() -> None:

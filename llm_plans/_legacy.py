@@ -16,6 +16,7 @@ from urllib.parse import unquote, urlsplit
 
 from ._book import Json, Stored
 from ._limits import Limits
+from ._uris import resolved_inside
 
 # The legacy fallback reads a file plan to show its steps; a bigger file is not a plan a
 # client should render as a checklist, so it is shown as one entry instead.
@@ -94,7 +95,7 @@ class Flattener:
 
     def __init__(self, limits: Limits, workspace: Path | None, read_text: ReadText) -> None:
         self._limits = limits
-        self._workspace = Path(os.path.realpath(workspace)) if workspace else None
+        self._workspace = workspace
         self._read_text = read_text
         self._cache: dict[str, _Cached] = {}
 
@@ -133,7 +134,7 @@ class Flattener:
         path = local_path(plan.uri)
         text = None
         if self._read_text is not read_plan_file:
-            if path is None or self._inside(path):
+            if path is None or resolved_inside(path, self._workspace) is not None:
                 text = self._read_text(plan.uri)
         elif isinstance(key, tuple):
             text = read_local(Path(key[0]))  # the checked real path, not the link
@@ -144,26 +145,17 @@ class Flattener:
     def _file_key(self, uri: str) -> object:
         # The file as it is now: a changed, replaced or re-linked file gets a new key. None
         # when it is not a readable local file inside the workspace.
+        # Checked at every read: a file swapped for a symlink after the plan was accepted
+        # must not show another file's contents.
         path = local_path(uri)
-        if path is None or not self._inside(path):
+        real = None if path is None else resolved_inside(path, self._workspace)
+        if real is None:
             return None
         try:
-            real = os.path.realpath(path)
             stat = os.stat(real)
         except (OSError, ValueError):
             return None
-        return (real, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
-
-    def _inside(self, path: Path) -> bool:
-        if self._workspace is None:
-            return True
-        # Checked at every read: a file swapped for a symlink after the plan was accepted
-        # must not show another file's contents.
-        try:
-            resolved = Path(os.path.realpath(path))
-        except (OSError, ValueError):
-            return False
-        return resolved == self._workspace or self._workspace in resolved.parents
+        return (str(real), stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
 
     def _bounded(self, items: list[tuple[str, str]], plan_id: str) -> tuple[Json, ...]:
         limit = self._limits.max_entries

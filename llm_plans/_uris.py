@@ -34,11 +34,20 @@ def file_uri(value: str, workspace: Path | None) -> str:
             + (f" (the workspace is {workspace})." if workspace else ".")
         )
     path = Path(os.path.normpath(raw))
-    if workspace is not None:
-        root = Path(os.path.realpath(workspace))
-        # realpath resolves symlinks, so a link inside the workspace that points out of it
-        # is caught as well as `..`.
-        resolved = Path(os.path.realpath(path))
-        if not (resolved == root or root in resolved.parents):
-            raise ValueError(f"the file must be inside the workspace {root}.")
+    if workspace is not None and resolved_inside(path, workspace) is None:
+        raise ValueError(f"the file must be inside the workspace {os.path.realpath(workspace)}.")
     return "file://" + quote(str(PurePosixPath(path)), safe="/:@!$&'()*+,;=-._~")
+
+
+def resolved_inside(path: Path, workspace: Path | None) -> Path | None:
+    """`path` with its links resolved, or None when it leaves `workspace` (or cannot be
+    resolved). realpath resolves symlinks, so a link inside the workspace that points out of
+    it is caught as well as `..`."""
+    try:
+        resolved = Path(os.path.realpath(path))
+        if workspace is None:
+            return resolved
+        root = Path(os.path.realpath(workspace))
+    except (OSError, ValueError):
+        return None
+    return resolved if resolved == root or root in resolved.parents else None

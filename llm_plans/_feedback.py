@@ -141,11 +141,6 @@ def cut_off_problem() -> Problem:
     return Problem("", CUT_OFF)
 
 
-def cut_off(tool: str) -> ToolResult:
-    """The result of a call the output token limit cut short."""
-    return ToolResult(False, rejection(tool, [cut_off_problem()]), tool)
-
-
 def rejection(tool: str, problems: list[Problem], *, context: str = "") -> str:
     """The result of a rejected call: every problem, then what to do."""
     count = "1 problem" if len(problems) == 1 else f"{len(problems)} problems"

@@ -132,7 +132,7 @@ class PlanSession:
         if parsed is None or tool is None:
             return None
         if truncated:
-            result = _feedback.cut_off(tool)
+            result = ToolResult(False, Rejected(tool, [_feedback.cut_off_problem()]).text, tool)
         else:
             result = await self.call(tool, parsed.arguments)
         return parsed.result(result.content, result.ok)

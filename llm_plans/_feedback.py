@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ._book import Stored
+from ._models import ToolName
 from ._registry import TOOLS
 
 _UNSET: Any = object()
@@ -153,7 +154,7 @@ def rejection(tool: str, problems: list[Problem], *, context: str = "") -> str:
 
 
 def applied(
-    tool: str,
+    tool: ToolName,
     plan_id: str,
     plan: Stored | None,
     changed: tuple[int, ...],
@@ -162,7 +163,7 @@ def applied(
     discipline: bool,
 ) -> str:
     """The result of a call that applied: what changed, and what the model needs next."""
-    verb = TOOLS[tool].verb if tool in TOOLS else "Applied"  # type: ignore[index]
+    verb = TOOLS[tool].verb
     if plan is None:
         rest = ids_list(plans).replace("Existing", "Remaining") if plans else "No plans remain."
         return f'{verb} plan "{plan_id}". {rest}'

@@ -1,0 +1,56 @@
+"""The client's side of a session under test: what it was sent, and what it shows."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+
+class RecordingSend:
+    """A `send` for `PlanSession` that keeps every notification, as JSON round-tripped data.
+
+    Set `fail_with` to an exception to make the next sends raise it, as a broken pipe would.
+
+    Example:
+        send = RecordingSend()
+        session = PlanSession(send, session_id="s1")
+        await session.call("create_plan", {...})
+        assert send.updates[-1]["sessionUpdate"] == "plan"
+    """
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.fail_with: BaseException | None = None
+
+    async def __call__(self, params: dict[str, Any]) -> None:
+        if self.fail_with is not None:
+            raise self.fail_with
+        # Round-tripping proves the params are plain JSON and decouples them from the caller.
+        self.sent.append(json.loads(json.dumps(params)))
+
+    @property
+    def updates(self) -> list[dict[str, Any]]:
+        """The `update` objects, in order."""
+        return [params["update"] for params in self.sent]
+
+    def clear(self) -> None:
+        self.sent.clear()
+
+
+def client_view(updates: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The plans a client shows after `updates` (`plan_update` / `plan_removed`), by id.
+
+    Each plan is as last sent, its id under `id` whichever key the wire form used; compare
+    it with `session.plans` to prove the client ends where the session is.
+    """
+    view: dict[str, dict[str, Any]] = {}
+    for update in updates:
+        kind = update.get("sessionUpdate")
+        if kind == "plan_update":
+            plan = dict(update["plan"])
+            plan_id = plan.pop("planId", None) or plan.pop("id")
+            view[plan_id] = {"id": plan_id, **plan}
+        elif kind == "plan_removed":
+            view.pop(update.get("planId") or update["id"], None)
+    return view

@@ -1,0 +1,97 @@
+"""A fake model API for `httpx2.MockTransport`, and the real SDK clients put on it.
+
+httpx2 and the SDKs are imported where used, so that importing `llm_plans.testing` needs
+neither.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import anthropic
+    import httpx2
+    import openai
+
+Body = dict[str, Any] | bytes
+
+
+def sse(events: list[dict[str, Any]], *, named: bool | None = None) -> bytes:
+    """A Server-Sent Events body. Events with a `type` (Responses, Anthropic) get `event:`
+    lines; chat chunks are data only and end with `data: [DONE]`. `named` overrides."""
+    named = bool(events) and "type" in events[0] if named is None else named
+    out = [
+        (f"event: {e['type']}\n" if named else "") + f"data: {json.dumps(e)}\n\n" for e in events
+    ]
+    if not named:
+        out.append("data: [DONE]\n\n")
+    return "".join(out).encode()
+
+
+@dataclass(frozen=True)
+class Broken:
+    """A streamed body whose connection drops after `after` events, raising `error`."""
+
+    body: bytes
+    after: int
+    error: BaseException | None = None
+    """Defaults to `httpx2.RemoteProtocolError`, as a server closing mid-stream gives."""
+
+
+class FakeModelAPI:
+    """A handler for `httpx2.MockTransport` serving canned bodies in order.
+
+    A dict is served as JSON, bytes as an SSE stream, a `Broken` as a stream that fails
+    part way. Every request's JSON body is kept in `requests` (`{}` for a request without one).
+    """
+
+    def __init__(self, *bodies: Body | Broken) -> None:
+        self.bodies = list(bodies)
+        self.requests: list[dict[str, Any]] = []
+
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        import httpx2
+
+        self.requests.append(json.loads(request.content) if request.content else {})
+        body = self.bodies.pop(0)
+        stream = {"content-type": "text/event-stream"}
+        if isinstance(body, Broken):
+            return httpx2.Response(200, content=_broken(body), headers=stream)
+        if isinstance(body, bytes):
+            return httpx2.Response(200, content=body, headers=stream)
+        return httpx2.Response(200, json=body)
+
+
+async def _broken(body: Broken) -> AsyncIterator[bytes]:
+    import httpx2
+
+    for event in body.body.split(b"\n\n")[: body.after]:
+        yield event + b"\n\n"
+    raise body.error or httpx2.RemoteProtocolError("peer closed connection mid-stream")
+
+
+def openai_client(handler: Callable[[httpx2.Request], httpx2.Response]) -> openai.AsyncOpenAI:
+    """An `openai.AsyncOpenAI` whose HTTP requests all go to `handler`."""
+    import httpx2
+    import openai
+
+    transport = httpx2.MockTransport(handler)
+    return openai.AsyncOpenAI(
+        api_key="test-key", max_retries=0, http_client=httpx2.AsyncClient(transport=transport)
+    )
+
+
+def anthropic_client(
+    handler: Callable[[httpx2.Request], httpx2.Response],
+) -> anthropic.AsyncAnthropic:
+    """An `anthropic.AsyncAnthropic` whose HTTP requests all go to `handler`."""
+    import anthropic
+    import httpx2
+
+    transport = httpx2.MockTransport(handler)
+    return anthropic.AsyncAnthropic(
+        api_key="test-key", max_retries=0, http_client=httpx2.AsyncClient(transport=transport)
+    )

@@ -1,6 +1,9 @@
 """Benchmarks: every timed figure is a median ratio over rounds interleaved with its baseline.
 
-    python benchmarks/run.py [--quick] [--sections abcdefgh]
+    python benchmarks/run.py [--quick] [--sections abcdefgh] [--out results.json]
+
+A full run writes its figures and the machine's description to benchmarks/results.json;
+benchmarks/tables.py renders them into docs/benchmarks.md and benchmarks/README.md.
 
 a. per tool call, against the floor `json.loads(arguments)` + `json.dumps(notification)`;
 b. the same calls, against the ACP SDK's typed path for that notification;
@@ -45,9 +48,19 @@ from workload import CAPS, STEP, DumpingSend, compact, entries, strict_changes, 
 from llm_plans import Limits, PlanSession, tools
 
 HERE = Path(__file__).parent
+RESULTS = HERE / "results.json"
+# Every table of this run, in order, as benchmarks/tables.py reads them from the results file.
+TABLES: list[dict[str, Any]] = []
 CALL_SIZES = (10, 100, 400)
 RESULT_SIZES = (5, 20, 100, 200)
 ACTIVE = "Updating the parser"  # TodoWrite's activeForm, shown while the step runs
+
+
+def report(key: str, title: str, header: list[str], rows: list[list[object]]) -> None:
+    """Print one table and keep it for the results file; `key` is its letter (a, e1, ...)."""
+    cells = [[str(c) for c in row] for row in rows]
+    TABLES.append({"key": key, "title": title, "header": header, "rows": cells})
+    print(table(f"{key}. {title}", header, cells))
 
 
 # ---- a, b: one call against the floor and the ACP SDK --------------------------------------
@@ -109,21 +122,19 @@ def section_ab(rounds: int) -> None:
         t = per_call(n, rounds)
         floor_rows.append([n, us(t.seconds(0)), us(t.seconds(1)), t.ratio(0, 1).cell()])
         sdk_rows.append([n, us(t.seconds(0)), us(t.seconds(2)), t.ratio(0, 2).cell()])
-    print(
-        table(
-            "a. One update_plan call replacing every entry (parse, repair, validate, apply, "
-            "build, serialise) against the floor json.loads(arguments) + json.dumps(notification)",
-            ["entries", "llm_plans µs", "floor µs", "ratio, median (IQR); target <= 1.5x"],
-            floor_rows,
-        )
+    report(
+        "a",
+        "One update_plan call replacing every entry (parse, repair, validate, apply, build, "
+        "serialise) against the floor `json.loads(arguments)` + `json.dumps(notification)`",
+        ["entries", "llm_plans µs", "floor µs", "ratio, median (IQR); target <= 1.5x"],
+        floor_rows,
     )
-    print(
-        table(
-            "b. The same calls against the ACP SDK's typed path "
-            "(json.loads, build SessionNotification, model_dump, json.dumps)",
-            ["entries", "llm_plans µs", "ACP SDK µs", "ratio, median (IQR)"],
-            sdk_rows,
-        )
+    report(
+        "b",
+        "The same calls against the ACP SDK's typed path "
+        "(`json.loads`, build `SessionNotification`, `model_dump`, `json.dumps`)",
+        ["entries", "llm_plans µs", "ACP SDK µs", "ratio, median (IQR)"],
+        sdk_rows,
     )
 
 
@@ -156,20 +167,19 @@ def section_c() -> None:
     for n in (5, 20, 100):
         ours, codex, claude = output_bytes(n)
         rows.append([n, ours, codex, claude, f"{codex / ours:.1f}x", f"{claude / ours:.1f}x"])
-    print(
-        table(
-            "c. Bytes the model writes to complete one step and start the next "
-            "(strict mode, compact JSON)",
-            [
-                "steps",
-                "llm_plans changes",
-                "Codex update_plan",
-                "Claude Code TodoWrite",
-                "Codex / ours",
-                "TodoWrite / ours",
-            ],
-            rows,
-        )
+    report(
+        "c",
+        "Bytes the model writes to complete one step and start the next "
+        "(strict mode, compact JSON)",
+        [
+            "steps",
+            "llm_plans changes",
+            "Codex update_plan",
+            "Claude Code TodoWrite",
+            "Codex / ours",
+            "TodoWrite / ours",
+        ],
+        rows,
     )
 
 
@@ -190,12 +200,11 @@ def section_d() -> None:
     for n in RESULT_SIZES:
         created, updated = asyncio.run(result_bytes(n))
         rows.append([n, created, updated])
-    print(
-        table(
-            "d. Bytes of the tool results the model reads",
-            ["steps", "create_plan result", "update_plan changes result (target <= 600)"],
-            rows,
-        )
+    report(
+        "d",
+        "Bytes of the tool results the model reads",
+        ["steps", "create_plan result", "update_plan changes result (target <= 600)"],
+        rows,
     )
 
 
@@ -204,34 +213,32 @@ def section_d() -> None:
 
 def section_e(rounds: int) -> None:
     back_to_back, live = stream_rows(rounds)
-    print(
-        table(
-            "e1. Streaming a create_plan fed back to back in 4-byte fragments (about a token "
-            "each), default stream_interval 0.1 s",
-            [
-                "entries",
-                "fragments",
-                "first step sent at fragment",
-                "CPU vs non-streamed, median (IQR)",
-                "notifications",
-                "bytes sent / final notification",
-            ],
-            back_to_back,
-        )
+    report(
+        "e1",
+        "Streaming a create_plan fed back to back in 4-byte fragments (about a token each), "
+        "default `stream_interval` 0.1 s",
+        [
+            "entries",
+            "fragments",
+            "first step sent at fragment",
+            "CPU vs non-streamed, median (IQR)",
+            "notifications",
+            "bytes sent / final notification",
+        ],
+        back_to_back,
     )
-    print(
-        table(
-            "e2. The same streams at a live 50 tokens/s (200 bytes/s, virtual clock)",
-            [
-                "entries",
-                "stream seconds",
-                "CPU vs non-streamed, median (IQR)",
-                "notifications",
-                "bytes sent / final notification",
-                "step latency median / max ms",
-            ],
-            live,
-        )
+    report(
+        "e2",
+        "The same streams at a live 50 tokens/s (200 bytes/s, virtual clock)",
+        [
+            "entries",
+            "stream seconds",
+            "CPU vs non-streamed, median (IQR)",
+            "notifications",
+            "bytes sent / final notification",
+            "step latency median / max ms",
+        ],
+        live,
     )
 
 
@@ -283,16 +290,15 @@ def legacy_call(rounds: int) -> tuple[Timings, int, int]:
 
 def section_f(rounds: int) -> None:
     t, big, small = legacy_call(rounds)
-    print(
-        table(
-            "f. Legacy form: update_plan with one change, a file plan and a 20-step plan active",
-            [
-                f"1 MB file plan µs ({big:,} B)",
-                f"10-line file plan µs ({small} B)",
-                "ratio, median (IQR); target about 1x",
-            ],
-            [[us(t.seconds(0)), us(t.seconds(1)), t.ratio(0, 1).cell()]],
-        )
+    report(
+        "f",
+        "Legacy form: update_plan with one change, a file plan and a 20-step plan active",
+        [
+            f"1 MB file plan µs ({big:,} B)",
+            f"10-line file plan µs ({small} B)",
+            "ratio, median (IQR); target about 1x",
+        ],
+        [[us(t.seconds(0)), us(t.seconds(1)), t.ratio(0, 1).cell()]],
     )
 
 
@@ -351,19 +357,18 @@ def section_g(quick: bool, rounds: int) -> None:
     n = 300 if quick else 2_000
     ours, raw = asyncio.run(end_to_end(n, rounds))
     ratio = Ratio(tuple(a / b for a, b in zip(ours, raw, strict=True)))
-    print(
-        table(
-            "g. End to end over a stdio pipe with the ACP SDK (updates per second received)",
-            ["updates per run", "PlanSession", "raw session_update", "ratio, median (IQR)"],
+    report(
+        "g",
+        "End to end over a stdio pipe with the ACP SDK (updates per second received)",
+        ["updates per run", "PlanSession", "raw session_update", "ratio, median (IQR)"],
+        [
             [
-                [
-                    f"{n} x {rounds}",
-                    f"{statistics.median(ours):.0f}",
-                    f"{statistics.median(raw):.0f}",
-                    ratio.cell(),
-                ]
-            ],
-        )
+                f"{n} x {rounds}",
+                f"{statistics.median(ours):.0f}",
+                f"{statistics.median(raw):.0f}",
+                ratio.cell(),
+            ]
+        ],
     )
 
 
@@ -397,12 +402,11 @@ def section_h() -> None:
     prompt = tools.system_prompt()
     system = "system prompt (prompts/system.md, counted apart)"
     rows.append([system, len(prompt.encode()), count(prompt)])
-    print(
-        table(
-            f"h. The three tools' definitions, sent with every request (compact JSON; {label})",
-            ["format", "bytes (target <= 3000)", "tokens"],
-            rows,
-        )
+    report(
+        "h",
+        f"The three tools' definitions, sent with every request (compact JSON; {label})",
+        ["format", "bytes (target <= 3000)", "tokens"],
+        rows,
     )
 
 
@@ -425,9 +429,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="few rounds (a smoke test)")
     parser.add_argument("--sections", default="abcdefgh", help="which sections to run")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help=f"where to write the results (default: {RESULTS.name} after a full run of every "
+        "section; a quick or partial run writes none unless asked)",
+    )
     args = parser.parse_args()
     rounds = 3 if args.quick else 21
     print(f"llm_plans benchmarks on {machine()}; {rounds} interleaved rounds per ratio")
+    load = os.getloadavg()[0]  # one-minute load: other work on the machine moves the µs
     if "a" in args.sections or "b" in args.sections:
         section_ab(rounds)
     if "c" in args.sections:
@@ -442,6 +454,19 @@ def main() -> None:
         section_g(args.quick, 2 if args.quick else 6)
     if "h" in args.sections:
         section_h()
+    out = args.out
+    if out is None and not args.quick and set(args.sections) >= set("abcdefgh"):
+        out = RESULTS
+    if out is not None:
+        results = {
+            "machine": machine(),
+            "load_average": f"{load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end",
+            "rounds": rounds,
+            "quick": args.quick,
+            "tables": TABLES,
+        }
+        out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", "utf-8")
+        print(f"\nWrote {out}; python benchmarks/tables.py puts its tables into the docs.")
 
 
 if __name__ == "__main__":

@@ -134,7 +134,7 @@ class Flattener:
         path = local_path(plan.uri)
         text = None
         if self._read_text is not read_plan_file:
-            if path is None or resolved_inside(path, self._workspace) is not None:
+            if path is None or resolved_inside(path, self._workspace, self._limits) is not None:
                 text = self._read_text(plan.uri)
         elif isinstance(key, tuple):
             text = read_local(Path(key[0]))  # the checked real path, not the link
@@ -148,7 +148,7 @@ class Flattener:
         # Checked at every read: a file swapped for a symlink after the plan was accepted
         # must not show another file's contents.
         path = local_path(uri)
-        real = None if path is None else resolved_inside(path, self._workspace)
+        real = None if path is None else resolved_inside(path, self._workspace, self._limits)
         if real is None:
             return None
         try:

@@ -21,3 +21,10 @@ class Limits:
     """Bounds the parse work for one call whatever the model sends."""
     max_plans: int = 20
     """Active plans per session; a client panel with more is no longer readable."""
+    max_path_bytes: int = 4096
+    """A file plan's path, in UTF-8 bytes once percent-decoded: Linux's PATH_MAX, so no file
+    the OS can open is refused, while resolving the path (one lookup per component, at the
+    workspace check and at every legacy read) stays a few milliseconds."""
+    max_path_components: int = 256
+    """Directory levels in a file plan's path: real project paths are a few dozen deep, and
+    each level costs a file-system lookup whenever the path is resolved."""

@@ -1,10 +1,12 @@
 """An example coding agent over ACP (stdio), planning with llm_plans.
 
     python examples/coding_agent.py [--model NAME] [--api openai-chat|openai-responses|anthropic]
+    llm-plans agent [...]     (the same agent, from any install of llm-plans[agent])
 
-With OPENAI_API_KEY or ANTHROPIC_API_KEY set it runs a real model. A scripted offline model
-drives the same loop with `--model scripted`, or when no model or API was named and no key is
-set; a named model or API without its key is an error at start-up. Plans reach the client
+It runs the model named with --model, with OPENAI_API_KEY or ANTHROPIC_API_KEY; a scripted
+offline model drives the same loop only when named, with `--model scripted`. A missing key,
+or a person at a terminal instead of an ACP client, is an error at start-up (the options
+and these checks are in coding_agent_lib/cli.py). Plans reach the client
 through `PlanSession` as they are written; coding tools use the client's fs and terminal
 when it offers them and ask before writing or running anything. Plan state is kept in
 sqlite under `--data-dir`, so `session/load` after a restart shows the same plans.
@@ -14,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 import uuid
 from pathlib import Path
@@ -28,65 +29,20 @@ from acp.schema import (
     NewSessionResponse,
     PromptResponse,
 )
-from coding_agent_lib.models import Anthropic, Backend, OpenAIChat, OpenAIResponses
+from coding_agent_lib.cli import REFUSED, choose_backend, parse_args, refusal, resolve_api
+from coding_agent_lib.models import Backend
 from coding_agent_lib.retries import endpoint, trouble
-from coding_agent_lib.scripted import Scripted
 from coding_agent_lib.store import DamagedSnapshot, PlanStore
 from coding_agent_lib.workspace import Workspace
 
-from llm_plans import ClientCapabilitiesRecorder, PlanSession, acp_send, tools
+from llm_plans import ClientCapabilitiesRecorder, PlanSession, acp_send
 
 # A loop that has not finished after this many model replies is stuck, not working.
 MAX_REPLIES = 40
 
 
-KEYS = {"anthropic": "ANTHROPIC_API_KEY", "openai-chat": "OPENAI_API_KEY"}
-KEYS["openai-responses"] = KEYS["openai-chat"]
-
-
-class MissingKey(Exception):
-    """A model or API was named but its key is not set; the message says which."""
-
-
-def resolve_api(args: argparse.Namespace) -> str:
-    """The API to use, "scripted" for the offline model; MissingKey for a named model or API
-    without its key (silently running the script instead would look like a broken model)."""
-    if args.model == "scripted":
-        return "scripted"
-    api: str = args.api or (
-        "anthropic"
-        if os.environ.get("ANTHROPIC_API_KEY") and not os.environ.get("OPENAI_API_KEY")
-        else "openai-chat"
-    )
-    if os.environ.get(KEYS[api]):
-        return api
-    if args.model is None and args.api is None:
-        return "scripted"  # nothing named, nothing set: the offline model, labelled as such
-    named = f"--model {args.model}" if args.model else f"--api {args.api}"
-    other = " (or ANTHROPIC_API_KEY with --api anthropic)" if args.api is None else ""
-    raise MissingKey(
-        f"coding_agent.py: {named} needs {KEYS[api]}{other}, which is not set. Set it in "
-        "the agent's environment, or pass --model scripted for the offline scripted model."
-    )
-
-
-def choose_backend(args: argparse.Namespace) -> Backend:
-    """The model backend for a new session, as resolve_api decided."""
-    api = resolve_api(args)
-    if api == "scripted":
-        return Scripted(delay=args.script_delay)
-    system = tools.system_prompt()
-    if api == "anthropic":
-        import anthropic
-
-        return Anthropic(
-            anthropic.AsyncAnthropic(max_retries=0), args.model or "claude-sonnet-5", system
-        )
-    import openai
-
-    client = openai.AsyncOpenAI(max_retries=0)
-    backend = OpenAIResponses if api == "openai-responses" else OpenAIChat
-    return backend(client, args.model or "gpt-4.1", system)
+# Re-exported: the command line and model choice live in coding_agent_lib/cli.py.
+__all__ = ["CodingAgent", "choose_backend", "main", "parse_args", "resolve_api"]
 
 
 class CodingAgent:
@@ -208,40 +164,13 @@ class CodingAgent:
             turn.cancel()
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--model",
-        default=os.environ.get("LLM_PLANS_MODEL"),
-        help="model name, or 'scripted' for the offline model",
-    )
-    parser.add_argument(
-        "--api",
-        choices=["openai-chat", "openai-responses", "anthropic"],
-        default=os.environ.get("LLM_PLANS_API"),
-    )
-    parser.add_argument(
-        "--data-dir",
-        default=os.environ.get(
-            "LLM_PLANS_DATA_DIR", str(Path.home() / ".local" / "share" / "llm-plans-agent")
-        ),
-    )
-    parser.add_argument(
-        "--script-delay",
-        type=float,
-        default=float(os.environ.get("LLM_PLANS_SCRIPT_DELAY", "0.03")),
-        help="seconds between streamed fragments of the scripted model",
-    )
-    return parser.parse_args(argv)
-
-
-async def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    try:
-        resolve_api(args)
-    except MissingKey as exc:  # before speaking ACP: the client shows the agent's stderr
-        print(exc, file=sys.stderr)
-        return 2
+async def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """Serve ACP on stdio; `prog` names the command in messages (`llm-plans agent`)."""
+    args = parse_args(argv, prog)
+    problem = refusal(args, sys.stdin)
+    if problem is not None:  # before speaking ACP: a client shows the agent's stderr
+        print(problem, file=sys.stderr)
+        return REFUSED
     recorder = ClientCapabilitiesRecorder()
     agent = CodingAgent(args, recorder)
     await acp.run_agent(agent, observers=[recorder], use_unstable_protocol=True)

@@ -1,4 +1,4 @@
-"""`python -m llm_plans demo`: the same as the `llm-plans` command."""
+"""`python -m llm_plans ...`: the same as the `llm-plans` command."""
 
 from ._cli import main
 

@@ -1,16 +1,18 @@
 """`llm-plans demo`: the example agent on a sample project, watched by a real ACP client.
 
 The demo copies a small project into a temp dir, starts examples/coding_agent.py with the
-scripted offline model, connects to it over stdio with the official ACP SDK, advertising
-plan support (or not, with --legacy), sends a prompt and shows the plans live.
+scripted offline model (`--model scripted`: the agent runs it only when named), connects to
+it over stdio with the official ACP SDK, advertising plan support (or not, with --legacy),
+sends a prompt and shows the plans live.
 """
 
 from __future__ import annotations
 
+import asyncio
+import math
 import shutil
 import sys
 import tempfile
-from importlib import resources
 from pathlib import Path
 from typing import Any, cast
 
@@ -28,39 +30,30 @@ from acp.schema import (
 from rich.console import Console
 from rich.live import Live
 
-from .view import PlanBoard, ShownPlan, plain
+from ._agent import examples_dir
+from .view import MARK_SECONDS, PlanBoard, ShownPlan, plain
 
 PROMPT = "calc.mean([2, 4]) returns 4.0 instead of 3.0. Please fix it and add a test."
+# Frames per second of the live view.
+REFRESH = 12
+
+__all__ = ["DemoClient", "examples_dir", "marked", "run"]
 
 
-def examples_dir() -> Path:
-    """The folder holding the example agent (`coding_agent.py`, `coding_agent_lib/`) and the
-    sample project the demo runs it on.
-
-    One rule for both ways llm_plans is installed: a wheel carries `examples/` as the package
-    data folder `llm_plans/_examples` (pyproject.toml maps it there), and a checkout (or an
-    editable install of one) has no such folder, so the `examples/` beside the package is
-    used, edits included.
-    """
-    # A real directory, not just a Traversable: the agent runs as a subprocess from it.
-    packaged = Path(str(resources.files("llm_plans") / "_examples"))
-    checkout = Path(__file__).resolve().parent.parent / "examples"
-    for folder in (packaged, checkout):
-        if (folder / "coding_agent.py").is_file():
-            return folder
-    raise FileNotFoundError(
-        f"the example agent is in neither {packaged} nor {checkout}: this copy of llm_plans "
-        "was installed without it; install it from a wheel, or run from a checkout"
-    )
+def marked(board: PlanBoard) -> bool:
+    """Whether the board still shows a change mark: a plan just removed, steps just added
+    or dropped. The live view stays up until none is left, so the last changes of a turn
+    (the design note's removal among them) are seen before the final, settled frame."""
+    return any(plan != plan.settled() for plan in board.shown())
 
 
 class DemoClient:
     """The client side: shows plans and messages, approves the agent's requests."""
 
-    def __init__(self, console: Console, root: Path) -> None:
+    def __init__(self, console: Console, root: Path, board: PlanBoard | None = None) -> None:
         self.console = console
         self.root = root
-        self.board = PlanBoard()
+        self.board = board if board is not None else PlanBoard()
         self.live: Live | None = None
         self.plan_updates = 0
 
@@ -116,14 +109,16 @@ async def run(
     prompt: str = PROMPT,
     console: Console | None = None,
     delay: float | None = None,
+    board: PlanBoard | None = None,
 ) -> int:
-    """Run the demo; 0 when the agent finished its turn and showed plans."""
+    """Run the demo; 0 when the agent finished its turn and showed plans. `board` is the view
+    the plans are shown on (scripts/demo_svg.py passes one that keeps its frames)."""
     console = console or Console()
     examples = examples_dir()
     work = Path(tempfile.mkdtemp(prefix="llm-plans-demo-"))
     project = work / "sample_project"
     shutil.copytree(examples / "sample_project", project)
-    client = DemoClient(console, project.resolve())
+    client = DemoClient(console, project.resolve(), board)
     caps = ClientCapabilities(
         fs=FileSystemCapabilities(read_text_file=True, write_text_file=True),
         terminal=False,
@@ -156,9 +151,14 @@ async def run(
             console.print(f"> {prompt}\n", style="bold", highlight=False, markup=False)
             block = TextContentBlock(type="text", text=prompt)
             if console.is_terminal:
-                with Live(client.board, console=console, refresh_per_second=12) as live:
+                with Live(client.board, console=console, refresh_per_second=REFRESH) as live:
                     client.live = live
                     response = await conn.prompt(session_id=session.session_id, prompt=[block])
+                    # Marks expire with time, MARK_SECONDS after their change at the latest.
+                    for _frame in range(math.ceil(MARK_SECONDS * REFRESH) + 1):
+                        if not marked(client.board):
+                            break
+                        await asyncio.sleep(1 / REFRESH)
                     client.board.settle()  # the last frame: the final plans, unmarked
                     live.refresh()
                 client.live = None

@@ -23,6 +23,8 @@ from acp.schema import (
 ROOT = Path(__file__).resolve().parents[1]
 AGENT = ROOT / "examples" / "coding_agent.py"
 SAMPLE = ROOT / "examples" / "sample_project"
+# The offline model edits the sample project by a fixed script: the agent runs it only when named.
+SCRIPTED = ("--model", "scripted")
 CAPS: dict[str, dict[str, Any]] = {
     "documents": {"planCapabilities": {}},
     "schema": {"plan": {}},
@@ -100,6 +102,7 @@ async def connected(
         client,
         sys.executable,
         str(AGENT),
+        *SCRIPTED,
         cwd=project,
         env=env,
         observers=[client.observe],

@@ -198,7 +198,7 @@ def test_a_named_model_without_its_key_fails_at_start_up(
 @pytest.mark.parametrize(
     ("flags", "keys", "api"),
     [
-        ([], {}, "scripted"),
+        (["--model", "scripted"], {}, "scripted"),
         (["--model", "scripted"], {"OPENAI_API_KEY": "k"}, "scripted"),
         ([], {"ANTHROPIC_API_KEY": "k"}, "anthropic"),
         ([], {"OPENAI_API_KEY": "k"}, "openai-chat"),

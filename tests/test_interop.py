@@ -12,7 +12,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from agent_client import AGENT, CAPS, agent_env, run_prompt, sample_project
+from agent_client import AGENT, CAPS, SCRIPTED, agent_env, run_prompt, sample_project
 from node_tools import ACPX, NODE_DIR, node_modules, validate_published
 from spec_shapes import check
 
@@ -25,7 +25,14 @@ def run_ts_client(project: Path, data: Path, caps: dict[str, object]) -> dict[st
     node_modules()
     env = {**agent_env(data), "ACP_CLIENT_CAPABILITIES": json.dumps(caps)}
     out = subprocess.run(
-        ["node", str(NODE_DIR / "ts_client.mjs"), str(project), sys.executable, str(AGENT)],
+        [
+            "node",
+            str(NODE_DIR / "ts_client.mjs"),
+            str(project),
+            sys.executable,
+            str(AGENT),
+            *SCRIPTED,
+        ],
         env=env,
         capture_output=True,
         text=True,
@@ -74,7 +81,8 @@ def test_acpx_runs_the_readme_command_as_written(tmp_path: Path) -> None:
     project = sample_project(tmp_path)
     home = tmp_path / "home"
     home.mkdir()
-    env = {**agent_env(tmp_path / "data"), "HOME": str(home)}
+    # The README's command names no model; the offline one, named here, runs only when named.
+    env = {**agent_env(tmp_path / "data"), "HOME": str(home), "LLM_PLANS_MODEL": "scripted"}
     out = subprocess.run(
         readme_acpx_command(),
         env=env,
@@ -104,7 +112,7 @@ def test_acpx_approving_reads_only_gets_an_honest_stop(tmp_path: Path) -> None:
     command = [w if w != "--approve-all" else "--approve-reads" for w in readme_acpx_command()]
     out = subprocess.run(
         command,
-        env={**agent_env(tmp_path / "data"), "HOME": str(home)},
+        env={**agent_env(tmp_path / "data"), "HOME": str(home), "LLM_PLANS_MODEL": "scripted"},
         cwd=project,
         stdin=subprocess.DEVNULL,
         capture_output=True,

@@ -1,8 +1,10 @@
 """The scripted offline model: a fixed, realistic run of streamed tool calls, no API needed.
 
 It fixes the bug in the sample project (examples/sample_project) the way a model would:
-an items plan worked through step by step with real file edits, a markdown design note,
-a second plan, and a removal. Plan calls stream in small fragments, like a real model's.
+an items plan worked through step by step with real file edits, a markdown design note
+ticked off once the fix is written and then removed, and a second plan (after the removal,
+so that the run does not end on it and a client's view shows it going). Plan calls stream
+in small fragments, like a real model's.
 Like a real model it reads its tool results: when a write or command is declined or fails,
 it claims nothing more, leaves that step in progress on the plan and says what it could not do;
 the next prompt retries that step. After a finished run, a new prompt starts over.
@@ -52,6 +54,8 @@ DESIGN = (
     "- [ ] Divide by `len(values)`\n"
     "- [ ] Reject an empty list with a clear error instead of ZeroDivisionError\n"
 )
+# The note once calc.py is written: the fix does both of its open items.
+DESIGN_DONE = DESIGN.replace("- [ ]", "- [x]")
 
 
 def _plan(tool: str, **arguments: Any) -> tuple[str, dict[str, Any]]:
@@ -142,6 +146,7 @@ TURNS = [
             _plan(
                 "update_plan", id="plan-1", changes=[_step(2, "completed"), _step(3, "in_progress")]
             ),
+            _plan("update_plan", id="design", content=DESIGN_DONE),
             ("write_file", {"path": "test_calc.py", "content": TEST_CALC}),
         ],
         step=3,
@@ -157,9 +162,10 @@ TURNS = [
         step=4,
     ),
     Turn(
-        "Tests pass. Wrapping up, with follow-ups in a second plan.",
+        "Tests pass. The design note is done with; follow-ups go in a second plan.",
         [
             _plan("update_plan", id="plan-1", changes=[_step(4, "completed")]),
+            _plan("remove_plan", id="design"),
             _plan(
                 "create_plan",
                 type="items",
@@ -169,7 +175,6 @@ TURNS = [
                     _entry("Check other callers of mean()", "medium"),
                 ],
             ),
-            _plan("remove_plan", id="design"),
         ],
     ),
     Turn(

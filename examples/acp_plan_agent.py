@@ -1,19 +1,17 @@
 """A minimal ACP agent whose "model" is a fixed script of plan tool calls.
 
-It shows the ACP SDK binding on its own: record the client's capabilities, open a
-`PlanSession` per ACP session, and run every plan tool call through it. Run it with
-`python examples/acp_plan_agent.py` and talk ACP to it on stdin/stdout.
+It shows the ACP SDK binding on its own (`framework_agent.FrameworkAgent` records the client's
+capabilities and opens a `PlanSession` per ACP session): every plan tool call runs through the
+session. Run it with `python examples/acp_plan_agent.py` and talk ACP to it on stdin/stdout.
 """
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
-import acp
-from acp.schema import AgentCapabilities, InitializeResponse, NewSessionResponse, PromptResponse
+from framework_agent import FrameworkAgent, serve
 
-from llm_plans import ClientCapabilitiesRecorder, PlanSession, acp_send
+from llm_plans import PlanSession
 
 # What a model might call while fixing a bug: a checklist, a design note, progress, clean-up.
 SCRIPT: list[tuple[str, Any]] = [
@@ -41,44 +39,15 @@ SCRIPT: list[tuple[str, Any]] = [
 ]
 
 
-class PlanAgent:
-    def __init__(self, recorder: ClientCapabilitiesRecorder) -> None:
-        self._recorder = recorder
-        self._sessions: dict[str, PlanSession] = {}
-        self._conn: Any = None
+class PlanAgent(FrameworkAgent[PlanSession]):
+    def start(self, session: PlanSession, cwd: str) -> PlanSession:
+        return session
 
-    def on_connect(self, conn: Any) -> None:
-        self._conn = conn
-
-    async def initialize(self, protocol_version: int, **_: Any) -> InitializeResponse:
-        return InitializeResponse(
-            protocol_version=acp.PROTOCOL_VERSION, agent_capabilities=AgentCapabilities()
-        )
-
-    async def new_session(self, cwd: str, **_: Any) -> NewSessionResponse:
-        session_id = f"sess_{len(self._sessions) + 1}"
-        self._sessions[session_id] = PlanSession(
-            acp_send(self._conn),
-            session_id=session_id,
-            client_capabilities=self._recorder.capabilities,
-            workspace=cwd,
-        )
-        return NewSessionResponse(session_id=session_id)
-
-    async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
-        plans = self._sessions[session_id]
+    async def answer(self, state: PlanSession, text: str) -> str | None:
         for tool, arguments in SCRIPT:
-            await plans.call(tool, arguments)
-        return PromptResponse(stop_reason="end_turn")
-
-    async def cancel(self, session_id: str, **_: Any) -> None:
-        return None
-
-
-async def main() -> None:
-    recorder = ClientCapabilitiesRecorder()
-    await acp.run_agent(PlanAgent(recorder), observers=[recorder], use_unstable_protocol=True)
+            await state.call(tool, arguments)
+        return None  # the plans are the whole answer
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    serve(PlanAgent())

@@ -5,44 +5,25 @@ Run it as an ACP agent over stdio, e.g. from acpx or Zed:
     python examples/langchain_agent.py
 
 The model here is a scripted LangChain chat model that plans, works through the plan and
-removes it, so it needs no key and no network. For a real one, replace `scripted()` with any
-tool-calling chat model, e.g. `ChatOpenAI(model="gpt-4.1", streaming=True)` from
-langchain-openai (`streaming=True` lets plan steps reach the client as the model writes them).
+removes it (`framework_agent.SCRIPT`), so it needs no key and no network. For a real one,
+replace `scripted()` with any tool-calling chat model, e.g.
+`ChatOpenAI(model="gpt-4.1", streaming=True)` from langchain-openai (`streaming=True` lets plan
+steps reach the client as the model writes them). The ACP side is `framework_agent`'s.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-import acp
-from acp.schema import AgentCapabilities, InitializeResponse, NewSessionResponse, PromptResponse
+from framework_agent import ANSWER, SCRIPT, FrameworkAgent, serve
 from langchain_core.language_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
-from llm_plans import ClientCapabilitiesRecorder, PlanSession, acp_send, tools
+from llm_plans import PlanSession, tools
 from llm_plans.integrations.langchain import PlanPreviews, plan_tools
-
-# The offline model's script: one plan call per response, then its final answer.
-SCRIPT: list[tuple[str, dict[str, Any]]] = [
-    (
-        "create_plan",
-        {
-            "type": "items",
-            "entries": [
-                {"content": "Reproduce the bug", "status": "in_progress"},
-                {"content": "Fix the parser", "priority": "high"},
-                {"content": "Add a regression test"},
-            ],
-        },
-    ),
-    ("update_plan", {"id": "plan-1", "changes": [{"step": 1, "status": "completed"}]}),
-    ("remove_plan", {"id": "plan-1"}),
-]
-ANSWER = "Fixed the parser and added a regression test."
 
 
 class ScriptedModel(GenericFakeChatModel):
@@ -77,53 +58,22 @@ def build_graph(session: PlanSession, model: Any) -> Any:
     return builder.compile()
 
 
-class LangGraphAgent:
-    def __init__(self, recorder: ClientCapabilitiesRecorder) -> None:
-        self._recorder = recorder
-        self._conn: Any = None
-        self._sessions: dict[str, tuple[PlanSession, Any, list[BaseMessage]]] = {}
+Graph = tuple[PlanSession, Any, list[BaseMessage]]  # the session, its graph, the history
 
-    def on_connect(self, conn: Any) -> None:
-        self._conn = conn
 
-    async def initialize(self, protocol_version: int, **_: Any) -> InitializeResponse:
-        return InitializeResponse(
-            protocol_version=acp.PROTOCOL_VERSION, agent_capabilities=AgentCapabilities()
-        )
+class LangGraphAgent(FrameworkAgent[Graph]):
+    def start(self, session: PlanSession, cwd: str) -> Graph:
+        return session, build_graph(session, scripted()), []
 
-    async def new_session(self, cwd: str, **_: Any) -> NewSessionResponse:
-        session_id = f"sess_{len(self._sessions) + 1}"
-        session = PlanSession(
-            acp_send(self._conn),
-            session_id=session_id,
-            client_capabilities=self._recorder.capabilities,
-            workspace=cwd,
-        )
-        self._sessions[session_id] = (session, build_graph(session, scripted()), [])
-        return NewSessionResponse(session_id=session_id)
-
-    async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
-        session, graph, history = self._sessions[session_id]
-        text = "\n".join(getattr(block, "text", "") for block in prompt)
-        state = await graph.ainvoke(
+    async def answer(self, state: Graph, text: str) -> str:
+        session, graph, history = state
+        result = await graph.ainvoke(
             {"messages": [*history, ("user", text)]},
             {"callbacks": [PlanPreviews(session)]},  # plan steps show while the model streams
         )
-        history[:] = state["messages"]
-        await self._conn.session_update(
-            session_id=session_id,
-            update=acp.update_agent_message_text(str(state["messages"][-1].content)),
-        )
-        return PromptResponse(stop_reason="end_turn")
-
-    async def cancel(self, session_id: str, **_: Any) -> None:
-        return None
-
-
-async def main() -> None:
-    recorder = ClientCapabilitiesRecorder()
-    await acp.run_agent(LangGraphAgent(recorder), observers=[recorder], use_unstable_protocol=True)
+        history[:] = result["messages"]
+        return str(result["messages"][-1].content)
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    serve(LangGraphAgent())

@@ -5,45 +5,26 @@ Run it as an ACP agent over stdio, e.g. from acpx or Zed:
     python examples/pydantic_ai_agent.py                          # a scripted offline model
     OPENAI_API_KEY=... python examples/pydantic_ai_agent.py openai:gpt-4.1
 
-Without a model name it runs a scripted pydantic-ai `FunctionModel` that streams a plan, works
-through it and removes it, so it needs no key and no network.
+Without a model name it runs a pydantic-ai `FunctionModel` on `framework_agent.SCRIPT` that
+streams a plan, works through it and removes it, so it needs no key and no network. The ACP
+side is `framework_agent`'s.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
-import acp
-from acp.schema import AgentCapabilities, InitializeResponse, NewSessionResponse, PromptResponse
+from framework_agent import ANSWER, SCRIPT, FrameworkAgent, serve
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ToolReturnPart
 from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 
-from llm_plans import ClientCapabilitiesRecorder, PlanSession, acp_send, tools
+from llm_plans import PlanSession, tools
 from llm_plans.integrations.pydantic_ai import PlanToolset
-
-# The offline model's script: one plan call per response, then its final answer.
-SCRIPT: list[tuple[str, dict[str, Any]]] = [
-    (
-        "create_plan",
-        {
-            "type": "items",
-            "entries": [
-                {"content": "Reproduce the bug", "status": "in_progress"},
-                {"content": "Fix the parser", "priority": "high"},
-                {"content": "Add a regression test"},
-            ],
-        },
-    ),
-    ("update_plan", {"id": "plan-1", "changes": [{"step": 1, "status": "completed"}]}),
-    ("remove_plan", {"id": "plan-1"}),
-]
-ANSWER = "Fixed the parser and added a regression test."
 
 
 async def scripted(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
@@ -64,29 +45,15 @@ def model(name: str | None) -> Model | str:
     return name or FunctionModel(stream_function=scripted, model_name="scripted")
 
 
-class PydanticAIAgent:
-    def __init__(self, recorder: ClientCapabilitiesRecorder, model_name: str | None) -> None:
-        self._recorder = recorder
+Run = tuple[Agent[None, str], list[ModelMessage]]  # the session's agent, the history
+
+
+class PydanticAIAgent(FrameworkAgent[Run]):
+    def __init__(self, model_name: str | None) -> None:
+        super().__init__()
         self._model = model(model_name)
-        self._conn: Any = None
-        self._sessions: dict[str, tuple[Agent[None, str], list[ModelMessage]]] = {}
 
-    def on_connect(self, conn: Any) -> None:
-        self._conn = conn
-
-    async def initialize(self, protocol_version: int, **_: Any) -> InitializeResponse:
-        return InitializeResponse(
-            protocol_version=acp.PROTOCOL_VERSION, agent_capabilities=AgentCapabilities()
-        )
-
-    async def new_session(self, cwd: str, **_: Any) -> NewSessionResponse:
-        session_id = f"sess_{len(self._sessions) + 1}"
-        session = PlanSession(
-            acp_send(self._conn),
-            session_id=session_id,
-            client_capabilities=self._recorder.capabilities,
-            workspace=cwd,
-        )
+    def start(self, session: PlanSession, cwd: str) -> Run:
         plans = PlanToolset(session)
         agent = Agent(
             self._model,
@@ -94,28 +61,14 @@ class PydanticAIAgent:
             toolsets=[plans],
             capabilities=[plans.previews()],  # plan steps show as they stream
         )
-        self._sessions[session_id] = (agent, [])
-        return NewSessionResponse(session_id=session_id)
+        return agent, []
 
-    async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
-        agent, history = self._sessions[session_id]
-        text = "\n".join(getattr(block, "text", "") for block in prompt)
+    async def answer(self, state: Run, text: str) -> str:
+        agent, history = state
         result = await agent.run(text, message_history=history)
         history[:] = result.all_messages()
-        await self._conn.session_update(
-            session_id=session_id, update=acp.update_agent_message_text(result.output)
-        )
-        return PromptResponse(stop_reason="end_turn")
-
-    async def cancel(self, session_id: str, **_: Any) -> None:
-        return None
-
-
-async def main(argv: list[str]) -> None:
-    recorder = ClientCapabilitiesRecorder()
-    agent = PydanticAIAgent(recorder, argv[0] if argv else None)
-    await acp.run_agent(agent, observers=[recorder], use_unstable_protocol=True)
+        return result.output
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1:]))
+    serve(PydanticAIAgent(sys.argv[1] if len(sys.argv) > 1 else None))

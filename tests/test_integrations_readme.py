@@ -1,4 +1,4 @@
-"""README's agent framework sections run as written, with each framework's offline model."""
+"""The docs' agent framework sections run as written, with each framework's offline model."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from wire import Recorder, openai_client, responses_stream
 from llm_plans import PlanSession
 from llm_plans.testing import RecordingSend
 
-README = Path(__file__).parents[1] / "README.md"
+README = Path(__file__).parents[1] / "docs" / "frameworks.md"  # the docs page of the frameworks
 BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
 CREATE = json.dumps({"type": "items", "entries": [{"content": "Fix", "status": "in_progress"}]})
 DONE = json.dumps({"id": "plan-1", "changes": [{"step": 1, "status": "completed"}]})

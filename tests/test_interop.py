@@ -16,7 +16,7 @@ from agent_client import AGENT, CAPS, SCRIPTED, agent_env, run_prompt, sample_pr
 from node_tools import ACPX, NODE_DIR, node_modules, validate_published
 from spec_shapes import check
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[1] / "docs" / "example-agent.md"
 # The agent runs the whole scripted session; a slow CI machine gets generous room.
 TIMEOUT = 180
 

@@ -1,4 +1,5 @@
-"""Every Python block in README.md runs as written; the model loops run against mocked APIs."""
+"""README.md, the landing page: its Python blocks run as written, its commands are the ones CI
+and the tests run, its links lead to pages that exist, and its picture is in the repository."""
 
 from __future__ import annotations
 
@@ -6,30 +7,20 @@ import json
 import re
 import runpy
 from pathlib import Path
-from typing import Any
 
 import pytest
-from wire import Recorder, anthropic_client, chat_completion, message_stream, openai_client
+from wire import Recorder, chat_completion, openai_client
 
 from llm_plans import PlanSession
 from llm_plans.testing import RecordingSend
 
-README = Path(__file__).parents[1] / "README.md"
-BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
-PLAN = {
-    "type": "items",
-    "id": None,
-    "entries": [{"content": "Fix", "priority": None, "status": "in_progress"}],
-    "content": None,
-    "uri": None,
-}
-
-
-def run_block(needle: str, tmp_path: Path) -> dict[str, Any]:
-    [block] = [b for b in BLOCKS if needle in b]
-    script = tmp_path / "block.py"
-    script.write_text(block)
-    return runpy.run_path(str(script), run_name="readme")
+ROOT = Path(__file__).parents[1]
+README = ROOT / "README.md"
+TEXT = README.read_text()
+BLOCKS = re.findall(r"```python\n(.*?)```", TEXT, flags=re.S)
+BASH = [b.strip() for b in re.findall(r"```bash\n(.*?)```", TEXT, flags=re.S)]
+DEMO = 'python -m pip install -e ".[agent]" && python -m llm_plans demo'
+TESTS = 'python -m pip install -e ".[dev]" && python -m pytest'
 
 
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
@@ -38,70 +29,57 @@ def test_readme_block_runs(index: int, tmp_path: Path, capsys: pytest.CaptureFix
     script.write_text(BLOCKS[index])
     runpy.run_path(str(script), run_name="__main__")
     out = capsys.readouterr().out
-    if "PlanSession(send" in BLOCKS[index]:
+    if "PlanSession(send" in BLOCKS[index]:  # the quickstart prints what it says it prints
         assert '"sessionUpdate": "plan_update"' in out
         assert "True\n" in out
+        assert "['plan-1']" in out
+    if "tools.openai_chat()" in BLOCKS[index]:
+        assert "3 tools" in out
 
 
-async def test_readme_openai_loop(tmp_path: Path) -> None:
-    done = chat_completion([], "stop")
-    done["choices"][0]["message"]["content"] = "Fixed."
-    http = Recorder(
-        chat_completion(
-            [("call_1", "create_plan", json.dumps(PLAN)), ("call_2", "run_tests", "{}")]
-        ),
-        done,
-    )
+async def test_readme_tool_call_loop_answers_plan_calls_and_leaves_the_others(
+    tmp_path: Path,
+) -> None:
+    [block] = [b for b in BLOCKS if "async def run_tool_calls" in b]
+    script = tmp_path / "block.py"
+    script.write_text(block)
+    run_tool_calls = runpy.run_path(str(script), run_name="readme")["run_tool_calls"]
+    plan = json.dumps({"type": "items", "entries": [{"content": "Fix"}]})
+    http = Recorder(chat_completion([("call_1", "create_plan", plan), ("call_2", "ls", "{}")]))
+    response = await openai_client(http).chat.completions.create(model="m", messages=[])
     send = RecordingSend()
     session = PlanSession(send, session_id="s", client_capabilities={"plan": {}})
-    turn = run_block("async def openai_turn", tmp_path)["openai_turn"]
-    reply = await turn(openai_client(http), session, [{"role": "user", "content": "fix"}])
-    assert reply == "Fixed."
-    assert [m["role"] for m in http.requests[1]["messages"]] == [
-        "user",
-        "assistant",
-        "tool",
-        "tool",
-    ]
-    assert send.updates[-1]["plan"]["entries"][0]["status"] == "in_progress"
-
-
-async def test_readme_anthropic_loop(tmp_path: Path) -> None:
-    http = Recorder(
-        message_stream([("toolu_1", "create_plan", json.dumps(PLAN)), ("toolu_2", "bash", "{}")]),
-        message_stream([], stop="end_turn"),
-    )
-    send = RecordingSend()
-    session = PlanSession(send, session_id="s", client_capabilities=None, stream_interval=0)
-    turn = run_block("async def anthropic_turn", tmp_path)["anthropic_turn"]
-    reply = await turn(anthropic_client(http), session, [{"role": "user", "content": "fix"}])
-    assert reply == ""
-    second = http.requests[1]["messages"]
-    assert second[1]["content"][0] == {
-        "type": "tool_use",
-        "id": "toolu_1",
-        "name": "create_plan",
-        "input": PLAN,
-    }
-    assert [b["tool_use_id"] for b in second[2]["content"]] == ["toolu_1", "toolu_2"]
-    assert second[2]["content"][0]["is_error"] is False
-    assert send.updates[-1]["entries"] == [
-        {"content": "Fix", "priority": "medium", "status": "in_progress"}
-    ]
+    messages: list[dict[str, object]] = []
+    await run_tool_calls(session, response.choices[0].message, messages)
+    assert [m["tool_call_id"] for m in messages] == ["call_1", "call_2"]
+    assert "plan-1" in str(messages[0]["content"])
+    assert messages[1]["content"] == "..."
+    assert send.updates[-1]["plan"]["entries"][0]["content"] == "Fix"
 
 
 def test_readme_commands_are_the_ones_ci_and_the_tests_run() -> None:
-    bash = re.findall(r"```bash\n(.*?)```", README.read_text(), flags=re.S)
-    demo, tests = bash[0].strip(), bash[1].strip()
-    assert demo == 'python -m pip install -e ".[agent]" && python -m llm_plans demo'
-    assert tests == 'python -m pip install -e ".[dev]" && python -m pytest'
-    ci = (README.parent / ".ci" / "run").read_text()
+    venv = BASH.index("python3 -m venv .venv && . .venv/bin/activate")
+    assert BASH.index(DEMO) > venv  # the virtualenv comes first
+    assert BASH.index(TESTS) > venv
+    ci = (ROOT / ".ci" / "run").read_text()
     assert 'python -m pip install -e ".[dev]"' in ci
     assert "python -m pytest" in ci
+    assert "mkdocs build --strict" in ci
 
 
-def test_readme_json_blocks_parse() -> None:
-    blocks = re.findall(r"```json\n(.*?)```", README.read_text(), flags=re.S)
-    assert blocks
-    for block in blocks:
-        json.loads(block)
+def test_readme_is_a_landing_page_whose_links_lead_somewhere() -> None:
+    assert len(TEXT.splitlines()) <= 220
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", TEXT)
+    local = [link for link in links if not link.startswith("http")]
+    assert local
+    for link in local:
+        assert (ROOT / link).exists(), link
+    pages = {p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md")}
+    assert pages - {"docs/index.md"} <= set(local)  # every guide page is linked
+
+
+def test_readme_picture_is_the_generated_demo_svg() -> None:
+    assert "](docs/assets/demo.svg)" in TEXT
+    svg = (ROOT / "docs" / "assets" / "demo.svg").read_text()
+    assert svg.startswith("<svg")
+    assert "scripts/demo_svg.py" in TEXT

@@ -1,0 +1,210 @@
+"""The docs site: every Python block in docs/ runs as written (the model loops against mocked
+APIs, the framework blocks in tests/test_integrations_readme.py), every public name has its
+API reference, and `mkdocs build --strict` passes."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from wire import Recorder, anthropic_client, chat_completion, message_stream, openai_client
+
+import llm_plans
+from llm_plans import PlanSession
+from llm_plans.testing import RecordingSend
+
+ROOT = Path(__file__).parents[1]
+DOCS = ROOT / "docs"
+PAGES = sorted(DOCS.rglob("*.md"))
+BLOCKS = [
+    pytest.param(block, id=f"{page.relative_to(DOCS)}-{index}")
+    for page in PAGES
+    for index, block in enumerate(re.findall(r"```python\n(.*?)```", page.read_text(), re.S))
+]
+PLAN = {
+    "type": "items",
+    "id": None,
+    "entries": [{"content": "Fix", "priority": None, "status": "in_progress"}],
+    "content": None,
+    "uri": None,
+}
+
+
+def run_block(page: str, needle: str, tmp_path: Path) -> dict[str, Any]:
+    blocks = re.findall(r"```python\n(.*?)```", (DOCS / page).read_text(), flags=re.S)
+    [block] = [b for b in blocks if needle in b]
+    script = tmp_path / "block.py"
+    script.write_text(block)
+    return runpy.run_path(str(script), run_name="docs")
+
+
+@pytest.mark.parametrize("block", BLOCKS)
+def test_docs_block_runs(
+    block: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    script = tmp_path / "block.py"
+    script.write_text(block)
+    runpy.run_path(str(script), run_name="__main__")
+    out = capsys.readouterr().out
+    if "PlanSession(send" in block:
+        assert '"sessionUpdate": "plan_update"' in out
+        assert "True\n" in out
+
+
+def test_docs_json_blocks_parse() -> None:
+    blocks = [b for p in PAGES for b in re.findall(r"```json\n(.*?)```", p.read_text(), re.S)]
+    assert blocks
+    for block in blocks:
+        json.loads(block)
+
+
+async def test_openai_loop(tmp_path: Path) -> None:
+    done = chat_completion([], "stop")
+    done["choices"][0]["message"]["content"] = "Fixed."
+    http = Recorder(
+        chat_completion(
+            [("call_1", "create_plan", json.dumps(PLAN)), ("call_2", "run_tests", "{}")]
+        ),
+        done,
+    )
+    send = RecordingSend()
+    session = PlanSession(send, session_id="s", client_capabilities={"plan": {}})
+    turn = run_block("model-apis.md", "async def openai_turn", tmp_path)["openai_turn"]
+    reply = await turn(openai_client(http), session, [{"role": "user", "content": "fix"}])
+    assert reply == "Fixed."
+    assert [m["role"] for m in http.requests[1]["messages"]] == [
+        "user",
+        "assistant",
+        "tool",
+        "tool",
+    ]
+    assert send.updates[-1]["plan"]["entries"][0]["status"] == "in_progress"
+
+
+async def test_anthropic_streamed_loop(tmp_path: Path) -> None:
+    http = Recorder(
+        message_stream([("toolu_1", "create_plan", json.dumps(PLAN)), ("toolu_2", "bash", "{}")]),
+        message_stream([], stop="end_turn"),
+    )
+    send = RecordingSend()
+    session = PlanSession(send, session_id="s", client_capabilities=None, stream_interval=0)
+    turn = run_block("model-apis.md", "async def anthropic_turn", tmp_path)["anthropic_turn"]
+    reply = await turn(anthropic_client(http), session, [{"role": "user", "content": "fix"}])
+    assert reply == ""
+    second = http.requests[1]["messages"]
+    assert second[1]["content"][0] == {
+        "type": "tool_use",
+        "id": "toolu_1",
+        "name": "create_plan",
+        "input": PLAN,
+    }
+    assert [b["tool_use_id"] for b in second[2]["content"]] == ["toolu_1", "toolu_2"]
+    assert second[2]["content"][0]["is_error"] is False
+    assert send.updates[-1]["entries"] == [
+        {"content": "Fix", "priority": "medium", "status": "in_progress"}
+    ]
+
+
+def documented() -> set[str]:
+    """Every `::: name` of the API reference pages."""
+    pages = (DOCS / "reference").glob("*.md")
+    return {m for p in pages for m in re.findall(r"^::: ([\w.]+)", p.read_text(), re.M)}
+
+
+def test_every_public_name_has_its_api_reference() -> None:
+    names = documented()
+    missing = {f"llm_plans.{n}" for n in llm_plans.__all__} - names - {"llm_plans.tools"}
+    assert not missing
+    for module in ("tools", "providers", "view", "testing", "integrations"):
+        assert f"llm_plans.{module}" in names
+    integrations = (ROOT / "llm_plans" / "integrations").glob("[!_]*.py")
+    assert {f"llm_plans.integrations.{p.stem}" for p in integrations} <= names
+    for name in names:  # each names something that exists
+        module, _, attribute = name.rpartition(".")
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            assert hasattr(importlib.import_module(module), attribute), name
+
+
+def test_every_guide_page_is_in_the_navigation() -> None:
+    config = (ROOT / "mkdocs.yml").read_text()
+    for page in PAGES:
+        assert str(page.relative_to(DOCS)) in config, page
+
+
+def test_mkdocs_build_is_strict_and_clean(tmp_path: Path) -> None:
+    """The same build .ci/run does: broken links, unknown references or docstrings griffe
+    cannot read fail it."""
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "reference" / "index.html").is_file()
+    assert "llm_plans.PlanSession" in (tmp_path / "reference" / "index.html").read_text()
+
+
+def extras() -> dict[str, set[str]]:
+    """Each extra of pyproject.toml and the distribution names it installs, nested extras
+    expanded."""
+    import tomllib
+
+    table = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared: dict[str, list[str]] = table["optional-dependencies"]
+
+    def names(extra: str) -> set[str]:
+        found: set[str] = set()
+        for requirement in declared[extra]:
+            name = re.match(r"[\w.-]+", requirement)
+            assert name is not None
+            if name[0] == "llm-plans":
+                inner = re.search(r"\[(.*)\]", requirement)
+                assert inner is not None
+                for nested in inner[1].split(","):
+                    found |= names(nested.strip())
+            else:
+                found.add(name[0])
+        return found
+
+    return {extra: names(extra) for extra in declared}
+
+
+def test_install_page_names_every_extra_and_what_it_adds() -> None:
+    page = (DOCS / "install.md").read_text()
+    rows = re.findall(r"^\| `([\w-]+)` \| .*? \| (.*) \|$", page, flags=re.M)
+    declared = extras()
+    assert {extra for extra, _ in rows} == set(declared)
+    for extra, adds in rows:
+        for package in re.findall(r"`([\w.\[\]-]+)`", adds):
+            name = package.split("[")[0]
+            assert name in declared[extra], (extra, name)
+        if "ACP SDK" in adds:
+            assert "agent-client-protocol" in declared[extra], extra
+
+
+def test_demo_svg_is_the_picture_of_a_fresh_demo_run(tmp_path: Path) -> None:
+    """scripts/demo_svg.py draws the same picture on every run: the committed one."""
+    fresh = tmp_path / "demo.svg"
+    subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "demo_svg.py"), "--out", str(fresh)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    assert fresh.read_text() == (DOCS / "assets" / "demo.svg").read_text()
+    text = fresh.read_text()
+    for shown in ("plan-1", "follow-ups", "design", "removed"):
+        assert shown in text

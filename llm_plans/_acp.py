@@ -77,6 +77,7 @@ class ClientCapabilitiesRecorder:
 
     def __init__(self) -> None:
         self.capabilities: Json | None = None
+        """The raw `clientCapabilities` of the last `initialize` seen, or None before it."""
 
     def __call__(self, event: Any) -> None:
         message = getattr(event, "message", None)

@@ -98,6 +98,7 @@ class FilePlan(_Frozen):
 
 
 Plan = Annotated[ItemsPlan | MarkdownPlan | FilePlan, Field(discriminator="type")]
+"""Any plan: an `ItemsPlan`, `MarkdownPlan` or `FilePlan`, told apart by `type`."""
 
 
 # ---- tool arguments: what the model sends --------------------------------------------------

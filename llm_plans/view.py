@@ -31,6 +31,7 @@ _LEGACY_ID = "plan"
 # Long enough to notice at a glance while the agent keeps working, short enough that the
 # board shows the current state again before the next change usually arrives.
 MARK_SECONDS = 3.0
+"""How long a change stays marked on the board."""
 
 
 @dataclass
@@ -51,6 +52,7 @@ class ShownPlan:
 
     @property
     def progress(self) -> str:
+        """Steps completed out of all, as `2/5`."""
         done = sum(1 for e in self.entries if e.get("status") == "completed")
         return f"{done}/{len(self.entries)}"
 

@@ -46,6 +46,8 @@ class AnthropicStream(StreamAdapter):
         self._blocks.clear()
 
     async def on_event(self, event: Any) -> None:
+        """Take one stream event, as the SDK yields it; plan steps reach the client as they
+        complete."""
         kind = get(event, "type")
         if kind == "message_start":
             if self._started:

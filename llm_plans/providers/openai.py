@@ -76,6 +76,8 @@ class OpenAIChatStream(StreamAdapter):
         self._choices.clear()
 
     async def on_event(self, event: Any) -> None:
+        """Take one chat completion chunk, as the SDK yields it; plan steps reach the client
+        as they complete."""
         if get(event, "type") == "chunk":  # the stream helper wraps each raw chunk
             event = get(event, "chunk")
         elif get(event, "object") != "chat.completion.chunk" and get(event, "type") is not None:
@@ -150,6 +152,8 @@ class OpenAIResponsesStream(StreamAdapter):
         return found or self._items.get(("output", output_index))
 
     async def on_event(self, event: Any) -> None:
+        """Take one Responses stream event, as the SDK yields it; plan steps reach the client
+        as they complete."""
         kind = get(event, "type")
         if kind == "response.created":
             if self._started:

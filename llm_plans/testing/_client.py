@@ -21,7 +21,9 @@ class RecordingSend:
 
     def __init__(self) -> None:
         self.sent: list[dict[str, Any]] = []
+        """Every `session/update` params dict sent, in order."""
         self.fail_with: BaseException | None = None
+        """When set, each send raises it instead of recording."""
 
     async def __call__(self, params: dict[str, Any]) -> None:
         if self.fail_with is not None:
@@ -35,6 +37,7 @@ class RecordingSend:
         return [params["update"] for params in self.sent]
 
     def clear(self) -> None:
+        """Forget what was sent so far."""
         self.sent.clear()
 
 

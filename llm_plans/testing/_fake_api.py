@@ -36,7 +36,9 @@ class Broken:
     """A streamed body whose connection drops after `after` events, raising `error`."""
 
     body: bytes
+    """The SSE stream, as the server would send it whole."""
     after: int
+    """How many events get through before the connection drops."""
     error: BaseException | None = None
     """Defaults to `httpx2.RemoteProtocolError`, as a server closing mid-stream gives."""
 
@@ -50,7 +52,9 @@ class FakeModelAPI:
 
     def __init__(self, *bodies: Body | Broken) -> None:
         self.bodies = list(bodies)
+        """The bodies still to serve, in order."""
         self.requests: list[dict[str, Any]] = []
+        """The JSON body of every request served, in order."""
 
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
         import httpx2

@@ -1,16 +1,18 @@
 """The coding tools: list, read, search and write files, run a command, in the session's cwd.
 
 Reads and writes go through the client's `fs/*` methods when it offers them, commands
-through its terminal; writes and commands ask the user first with `session/request_permission`.
-Each tool reports itself to the client as `tool_call` / `tool_call_update`.
+through its terminal; writes and commands ask the user first with `session/request_permission`,
+whose "Always allow" lasts for the session. No tool reads or writes outside the project,
+symlinks included. Each tool reports itself to the client as `tool_call` / `tool_call_update`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import os
-import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +20,16 @@ from acp import start_tool_call, text_block, tool_content, update_tool_call
 from acp.schema import PermissionOption, ToolCallUpdate
 from pydantic import BaseModel, ConfigDict, Field
 
+from .commands import TimedOut, run_in_terminal, run_local
+from .search import BadPattern, compile_pattern, scan
+
 # Enough of a listing to orient a model in a small project without flooding its context.
 MAX_LISTED = 200
+# Linux's PATH_MAX: no file of the project has a longer path.
+MAX_PATH_CHARS = 4096
+# Search walks further than a listing shows, within a bound for a huge tree.
+MAX_SEARCHED = 10_000
 MAX_OUTPUT_CHARS = 20_000
-COMMAND_TIMEOUT = 120.0
 _SKIP_DIRS = {".git", "__pycache__", "node_modules", ".venv", ".mypy_cache", ".pytest_cache"}
 
 
@@ -52,7 +60,7 @@ class Search(_Args):
     """Search the project's text files for a regular expression."""
 
     pattern: str
-    """A Python regular expression."""
+    """A regular expression (RE2: Python's syntax without backreferences and lookaround)."""
     path: str = "."
     """Directory to search, relative to the project root."""
 
@@ -79,6 +87,10 @@ TOOLS: dict[str, type[_Args]] = {
     "search": Search,
     "write_file": WriteFile,
     "run_command": RunCommand,
+}
+_ALWAYS = {
+    "write_file": "Always allow writes in this session",
+    "run_command": "Always allow commands in this session",
 }
 _KINDS = {
     "list_files": "search",
@@ -138,6 +150,8 @@ class Workspace:
         self._client_write = bool(fs.get("writeTextFile"))
         self._client_terminal = bool(caps.get("terminal"))
         self._ids = itertools.count(1)
+        self._always: set[str] = set()
+        """The tools the user allowed for the rest of the session ("Always allow")."""
 
     async def run(self, name: str, arguments: str) -> tuple[str, bool]:
         """Run one coding tool call; the text for the model and whether it succeeded."""
@@ -159,6 +173,16 @@ class Workspace:
             ok = True
         except Unsuccessful as exc:
             text, ok = str(exc), False
+        except asyncio.CancelledError:
+            # The tool stopped (its command killed); the client hears it ended.
+            with contextlib.suppress(Exception):
+                await self._conn.session_update(
+                    self._session_id,
+                    update_tool_call(
+                        call_id, status="failed", content=[tool_content(text_block("Cancelled."))]
+                    ),
+                )
+            raise
         except Exception as exc:
             text, ok = f"{name} failed: {exc}", False
         text = text if len(text) <= MAX_OUTPUT_CHARS else text[:MAX_OUTPUT_CHARS] + "\n[cut]"
@@ -173,20 +197,30 @@ class Workspace:
         return text, ok
 
     def _path(self, relative: str) -> Path:
+        """The one workspace check: `relative` resolved (symlinks followed), or ValueError
+        when that is outside the project."""
+        if len(relative) > MAX_PATH_CHARS:  # resolving costs more than linear in the length
+            raise ValueError(
+                f"the path is {len(relative)} characters long; paths of up to "
+                f"{MAX_PATH_CHARS} are accepted"
+            )
         path = (self.root / relative).resolve()
         if path != self.root and self.root not in path.parents:
             raise ValueError(f"{relative} is outside the project")
         return path
 
-    async def _list_files(self, args: ListFiles, _call_id: str) -> str:
-        base = self._path(args.path)
-        found = []
+    def _files(self, base: Path, limit: int) -> list[str]:
+        """Up to `limit` files under `base`, relative to the root; linked folders not entered."""
+        found: list[str] = []
         for folder, dirs, files in os.walk(base):
             dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
             found += [str((Path(folder) / f).relative_to(self.root)) for f in sorted(files)]
-            if len(found) >= MAX_LISTED:
+            if len(found) >= limit:
                 break
-        return "\n".join(found[:MAX_LISTED]) or "(no files)"
+        return found[:limit]
+
+    async def _list_files(self, args: ListFiles, _call_id: str) -> str:
+        return "\n".join(self._files(self._path(args.path), MAX_LISTED)) or "(no files)"
 
     async def _read_file(self, args: ReadFile, _call_id: str) -> str:
         path = self._path(args.path)
@@ -196,21 +230,24 @@ class Workspace:
         return path.read_text(encoding="utf-8")
 
     async def _search(self, args: Search, _call_id: str) -> str:
-        pattern = re.compile(args.pattern)
-        hits = []
-        for listed in (await self._list_files(ListFiles(path=args.path), "")).splitlines():
-            try:
-                lines = (self.root / listed).read_text(encoding="utf-8").splitlines()
-            except (OSError, UnicodeDecodeError):
-                continue
-            hits += [
-                f"{listed}:{n}: {line}" for n, line in enumerate(lines, 1) if pattern.search(line)
-            ]
-        return "\n".join(hits[:MAX_LISTED]) or "(no matches)"
+        try:
+            pattern = compile_pattern(args.pattern)
+        except BadPattern as exc:
+            raise Unsuccessful(str(exc)) from None
+        base = self._path(args.path)
+        stop = threading.Event()
+
+        def work() -> str:  # off the event loop: reading a project takes a while
+            return scan(pattern, self._files(base, MAX_SEARCHED), self._path, stop)
+
+        try:
+            return await asyncio.to_thread(work)
+        finally:
+            stop.set()  # a cancelled search's thread stops at the next line
 
     async def _write_file(self, args: WriteFile, call_id: str) -> str:
         path = self._path(args.path)
-        if not await self._allowed(call_id, f"Write {args.path}"):
+        if not await self._allowed(call_id, f"Write {args.path}", "write_file"):
             raise Unsuccessful(
                 f"The user declined writing {args.path}; it is unchanged. Ask them how to proceed."
             )
@@ -224,61 +261,43 @@ class Workspace:
         return f"Wrote {args.path} ({len(args.content)} characters)."
 
     async def _run_command(self, args: RunCommand, call_id: str) -> str:
-        if not await self._allowed(call_id, f"Run `{args.command}`"):
+        if not await self._allowed(call_id, f"Run `{args.command}`", "run_command"):
             raise Unsuccessful(
                 f"The user declined running `{args.command}`; it did not run. "
                 "Ask them how to proceed."
             )
-        if self._client_terminal:
-            code, output = await self._in_client_terminal(args.command)
-            return _exited(code, output)
-        process = await asyncio.create_subprocess_exec(
-            "bash",
-            "-c",
-            args.command,
-            cwd=self.root,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-        )
         try:
-            out, _ = await asyncio.wait_for(process.communicate(), COMMAND_TIMEOUT)
-        except asyncio.TimeoutError:
-            process.kill()
-            raise Unsuccessful(f"Timed out after {COMMAND_TIMEOUT:.0f} s.") from None
-        return _exited(process.returncode, out.decode(errors="replace"))
+            if self._client_terminal:
+                code, output = await run_in_terminal(
+                    self._conn, self._session_id, args.command, self.root
+                )
+            else:
+                code, output = await run_local(args.command, self.root)
+        except TimedOut as exc:
+            raise Unsuccessful(f"{exc}\n{exc.output}".rstrip("\n")) from None
+        return _exited(code, output)
 
-    async def _in_client_terminal(self, command: str) -> tuple[int | None, str]:
-        terminal = await self._conn.create_terminal(
-            session_id=self._session_id, command="bash", args=["-c", command], cwd=str(self.root)
-        )
-        try:
-            status = await self._conn.wait_for_terminal_exit(
-                session_id=self._session_id, terminal_id=terminal.terminal_id
-            )
-            output = await self._conn.terminal_output(
-                session_id=self._session_id, terminal_id=terminal.terminal_id
-            )
-        finally:
-            await self._conn.release_terminal(
-                session_id=self._session_id, terminal_id=terminal.terminal_id
-            )
-        return status.exit_code, output.output
-
-    async def _allowed(self, call_id: str, title: str) -> bool:
+    async def _allowed(self, call_id: str, title: str, tool: str) -> bool:
+        """Whether the user allows this call; "Always allow" answers for the rest of the
+        session's calls of `tool` (writes and commands are allowed separately)."""
+        if tool in self._always:
+            return True
         response = await self._conn.request_permission(
             session_id=self._session_id,
             tool_call=ToolCallUpdate(tool_call_id=call_id, title=title),
             options=[
                 PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
+                PermissionOption(option_id="allow_always", name=_ALWAYS[tool], kind="allow_always"),
                 PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
             ],
         )
         outcome = response.outcome
-        return (
-            getattr(outcome, "outcome", "") == "selected"
-            and getattr(outcome, "option_id", "") == "allow"
-        )
+        if getattr(outcome, "outcome", "") != "selected":
+            return False  # cancelled: the prompt was dismissed, nothing allowed
+        chosen = getattr(outcome, "option_id", "")
+        if chosen == "allow_always":
+            self._always.add(tool)
+        return chosen in ("allow", "allow_always")
 
 
 def _exited(code: int | None, output: str) -> str:

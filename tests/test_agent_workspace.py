@@ -1,0 +1,336 @@
+"""The example agent's coding tools as an attack surface: search stays inside the project and
+its patterns run in linear time; commands stop whole when cancelled; permission is asked for
+every write and command unless the user allowed that tool for the session."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp.schema import AllowedOutcome, RequestPermissionResponse
+from coding_agent_lib import commands
+from coding_agent_lib.search import BadPattern, compile_pattern, scan
+from coding_agent_lib.workspace import Workspace
+from hypothesis import given
+from hypothesis import strategies as st
+
+
+class Conn:
+    """The agent side's connection: records updates, answers permission requests with
+    `choice` (an option id, or None to dismiss), and offers a terminal when asked."""
+
+    def __init__(self, choice: str | None = "allow") -> None:
+        self.choice = choice
+        self.updates: list[Any] = []
+        self.asked: list[tuple[str, list[str]]] = []
+        self.terminal_calls: list[str] = []
+        self.exited = asyncio.Event()
+
+    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
+        self.updates.append(update)
+
+    async def request_permission(
+        self, tool_call: Any, options: list[Any], **_: Any
+    ) -> RequestPermissionResponse:
+        self.asked.append((tool_call.title, [o.kind for o in options]))
+        if self.choice is None:
+            return RequestPermissionResponse(outcome={"outcome": "cancelled"})
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=self.choice)
+        )
+
+    # A client terminal whose command never exits by itself.
+    async def create_terminal(self, **_: Any) -> Any:
+        self.terminal_calls.append("create")
+        return type("Terminal", (), {"terminal_id": "term_1"})()
+
+    async def wait_for_terminal_exit(self, **_: Any) -> Any:
+        self.terminal_calls.append("wait")
+        await self.exited.wait()
+
+    async def kill_terminal(self, **_: Any) -> None:
+        self.terminal_calls.append("kill")
+
+    async def terminal_output(self, **_: Any) -> Any:
+        self.terminal_calls.append("output")
+        return type("Output", (), {"output": "partial output"})()
+
+    async def release_terminal(self, **_: Any) -> None:
+        self.terminal_calls.append("release")
+
+
+def workspace(root: Path, conn: Conn, *, terminal: bool = False) -> Workspace:
+    return Workspace(conn, "s", str(root), {"terminal": terminal})
+
+
+def project(tmp_path: Path) -> tuple[Path, Path]:
+    """A project and, beside it, an outside folder with a secret."""
+    root, outside = tmp_path / "project", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (outside / "secret.txt").write_text("TOKEN=hunter2\n")
+    (root / "code.py").write_text("x = 1\nTOKEN = 'public'\n")
+    return root, outside
+
+
+# ---- search ---------------------------------------------------------------------------------
+
+
+async def test_search_does_not_follow_symlinks_out_of_the_project(tmp_path: Path) -> None:
+    root, outside = project(tmp_path)
+    (root / "linked.txt").symlink_to(outside / "secret.txt")
+    (root / "linked_dir").symlink_to(outside, target_is_directory=True)
+    ws = workspace(root, Conn())
+    text, ok = await ws.run("search", '{"pattern": "TOKEN"}')
+    assert ok
+    assert "hunter2" not in text
+    assert "code.py:2: TOKEN = 'public'" in text
+    assert "(1 file links outside the project; it was not searched)" in text
+    # read_file refuses the same path with the same check; a linked folder is outside too
+    for name, arguments in [
+        ("read_file", '{"path": "linked.txt"}'),
+        ("search", '{"pattern": "TOKEN", "path": "linked_dir"}'),
+        ("list_files", '{"path": "linked_dir"}'),
+    ]:
+        text, ok = await ws.run(name, arguments)
+        assert not ok
+        assert "is outside the project" in text
+        assert "hunter2" not in text
+
+
+async def test_symlinks_inside_the_project_are_searched(tmp_path: Path) -> None:
+    root, _ = project(tmp_path)
+    (root / "alias.py").symlink_to(root / "code.py")
+    text, ok = await workspace(root, Conn()).run("search", '{"pattern": "x = 1"}')
+    assert ok
+    assert text.splitlines() == ["alias.py:1: x = 1", "code.py:1: x = 1"]
+
+
+async def test_a_catastrophic_pattern_ends_in_linear_time(tmp_path: Path) -> None:
+    root, _ = project(tmp_path)
+    # Python's re would take about 2**100000 steps on this line; RE2 takes one pass.
+    (root / "long.txt").write_text("a" * 100_000 + "b\n" + "a" * 50 + "\n")
+    text, ok = await workspace(root, Conn()).run("search", '{"pattern": "(a+)+$"}')
+    assert ok
+    assert text == "long.txt:2: " + "a" * 50
+
+
+@pytest.mark.parametrize(
+    ("pattern", "reason"),
+    [
+        (r"(a)\1", "invalid escape sequence"),
+        (r"(?<=a)b", "invalid perl operator"),
+        (r"(?=a)", "invalid perl operator"),
+        ("(unclosed", "missing )"),
+        ("a{1000}{1000}", "bad repetition operator"),
+        ("((a{1000}){1000})", "invalid repetition size"),
+    ],
+)
+async def test_an_unsupported_pattern_gets_an_answer_the_model_can_act_on(
+    pattern: str, reason: str, tmp_path: Path
+) -> None:
+    root, _ = project(tmp_path)
+    arguments = '{"pattern": ' + _json(pattern) + "}"
+    text, ok = await workspace(root, Conn()).run("search", arguments)
+    assert not ok
+    assert text.startswith(f"The pattern {pattern!r} cannot be used: ")
+    assert reason in text
+    assert "without backreferences (\\1) and lookaround" in text
+    assert text.endswith("Fix the pattern and search again.")
+
+
+def _json(text: str) -> str:
+    import json
+
+    return json.dumps(text)
+
+
+@given(st.text(max_size=40))
+def test_every_pattern_compiles_or_is_refused_with_a_reason(pattern: str) -> None:
+    try:
+        compiled = compile_pattern(pattern)
+    except BadPattern as exc:
+        refusal = str(exc)
+    else:
+        compiled.search("some text to search")  # and it runs
+        return
+    assert refusal.startswith(f"The pattern {pattern!r} cannot be used: ")
+    assert refusal.endswith("Fix the pattern and search again.")
+
+
+@given(
+    st.lists(st.text(alphabet="ab(){}*+?.|\\^$[] \t", max_size=30), max_size=8),
+    st.text(alphabet="ab(){}*+?.|\\^$[] \t", min_size=1, max_size=5),
+)
+def test_a_literal_pattern_finds_the_lines_containing_it(lines: list[str], needle: str) -> None:
+    lines = [line for line in lines if line.strip()]
+    files = {"f.txt": "\n".join(lines) + "\n"}
+    found = _scan(files, re.escape(needle))
+    expected = [f"f.txt:{n}: {line}" for n, line in enumerate(lines, 1) if needle in line]
+    assert found == ("\n".join(expected) or "(no matches)")
+
+
+def _scan(files: dict[str, str], pattern: str) -> str:
+    import tempfile
+    import threading
+
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        for name, text in files.items():
+            (root / name).write_text(text)
+        return scan(compile_pattern(pattern), list(files), lambda p: root / p, threading.Event())
+
+
+def test_a_stopped_scan_reads_no_further(tmp_path: Path) -> None:
+    import threading
+
+    (tmp_path / "f.txt").write_text("match\n" * 10)
+    stop = threading.Event()
+    stop.set()
+    found = scan(compile_pattern("match"), ["f.txt"], lambda p: tmp_path / p, stop)
+    assert found == "(no matches)"
+
+
+# ---- commands -------------------------------------------------------------------------------
+
+
+def _gone(pid: int) -> bool:
+    """True once the process has exited (a zombie waiting for its reaper has exited too)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] == "Z"
+
+
+async def _until_gone(pid: int) -> bool:
+    """Whether the process exits: a SIGKILL sent lands when the kernel next runs it, so this
+    looks again for a while (far beyond any kill's delivery) before saying it did not."""
+    for _ in range(3000):
+        if _gone(pid):
+            return True
+        await asyncio.sleep(0.01)
+    return False
+
+
+# A command whose child ignores SIGTERM: only a SIGKILL to the whole group stops it.
+STUBBORN = "bash -c 'trap \"\" TERM; echo $$ > child.pid; while true; do sleep 0.2; done' & wait"
+
+
+async def _started(root: Path) -> int:
+    pid_file = root / "child.pid"
+    while not pid_file.exists() or not pid_file.read_text().strip():
+        await asyncio.sleep(0.01)
+    return int(pid_file.read_text())
+
+
+async def test_a_cancelled_command_is_killed_with_its_whole_group(tmp_path: Path) -> None:
+    root, _ = project(tmp_path)
+    conn = Conn()
+    call = asyncio.ensure_future(workspace(root, conn).run("run_command", _command(STUBBORN)))
+    child = await _started(root)
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    assert await _until_gone(child)
+    assert conn.updates[-1].status == "failed"  # the client hears the tool call ended
+
+
+async def test_a_command_past_its_time_is_killed_with_its_whole_group(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, _ = project(tmp_path)
+    monkeypatch.setattr(commands, "COMMAND_TIMEOUT", 0.5)
+    text, ok = await workspace(root, Conn()).run("run_command", _command(STUBBORN))
+    assert not ok
+    assert text.startswith("Timed out after 0 s.") or text.startswith("Timed out after 1 s.")
+    assert await _until_gone(int((root / "child.pid").read_text()))
+
+
+async def test_a_cancelled_command_in_the_client_terminal_is_killed_and_released(
+    tmp_path: Path,
+) -> None:
+    root, _ = project(tmp_path)
+    conn = Conn()
+    call = asyncio.ensure_future(
+        workspace(root, conn, terminal=True).run("run_command", _command("sleep 1000"))
+    )
+    while "wait" not in conn.terminal_calls:
+        await asyncio.sleep(0.01)
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    assert conn.terminal_calls == ["create", "wait", "kill", "release"]
+
+
+async def test_a_command_in_the_client_terminal_past_its_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, _ = project(tmp_path)
+    monkeypatch.setattr(commands, "COMMAND_TIMEOUT", 0.05)
+    conn = Conn()
+    text, ok = await workspace(root, conn, terminal=True).run("run_command", _command("sleep 1000"))
+    assert not ok
+    assert text == "Timed out after 0 s.\npartial output"
+    assert conn.terminal_calls == ["create", "wait", "kill", "output", "release"]
+
+
+async def test_a_command_runs_and_reports_its_exit_code(tmp_path: Path) -> None:
+    root, _ = project(tmp_path)
+    text, ok = await workspace(root, Conn()).run("run_command", _command("echo hi; exit 3"))
+    assert (text, ok) == ("exit code 3\nhi\n", False)
+    assert os.getpgid(0) == os.getpgid(os.getpid())  # the test's own group untouched
+
+
+def _command(line: str) -> str:
+    return '{"command": ' + _json(line) + "}"
+
+
+# ---- permission -----------------------------------------------------------------------------
+
+
+async def test_allow_always_is_remembered_for_that_tool_in_the_session(tmp_path: Path) -> None:
+    root, _ = project(tmp_path)
+    conn = Conn(choice="allow_always")
+    ws = workspace(root, conn)
+    for n in range(3):
+        text, ok = await ws.run("write_file", f'{{"path": "f{n}.txt", "content": "x"}}')
+        assert ok, text
+    assert [title for title, _ in conn.asked] == ["Write f0.txt"]
+    assert conn.asked[0][1] == ["allow_once", "allow_always", "reject_once"]
+    # commands are allowed separately: the first still asks
+    conn.choice = "allow"
+    await ws.run("run_command", _command("true"))
+    await ws.run("run_command", _command("true"))
+    assert [title for title, _ in conn.asked] == ["Write f0.txt", "Run `true`", "Run `true`"]
+    # another session asks again
+    conn.choice = "reject"
+    text, ok = await workspace(root, conn).run("write_file", '{"path": "g.txt", "content": "x"}')
+    assert not ok
+    assert not (root / "g.txt").exists()
+
+
+@pytest.mark.parametrize("choice", ["allow", "reject", None])
+async def test_without_allow_always_every_write_asks(choice: str | None, tmp_path: Path) -> None:
+    root, _ = project(tmp_path)
+    conn = Conn(choice=choice)
+    ws = workspace(root, conn)
+    for n in range(2):
+        await ws.run("write_file", f'{{"path": "f{n}.txt", "content": "x"}}')
+    assert len(conn.asked) == 2
+    assert (root / "f1.txt").exists() == (choice == "allow")
+
+
+async def test_a_path_too_long_to_resolve_is_refused(tmp_path: Path) -> None:
+    root, _ = project(tmp_path)
+    text, ok = await workspace(root, Conn()).run("read_file", _path("a/" * 300_000))
+    assert not ok
+    assert "paths of up to 4096 are accepted" in text
+
+
+def _path(path: str) -> str:
+    return '{"path": ' + _json(path) + "}"

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 import httpx2
+import openai
 import pytest
 from coding_agent_lib.models import Anthropic, Backend, OpenAIChat, OpenAIResponses
 from coding_agent_lib.retries import endpoint, is_transient, retry_after, with_retries
 from tenacity import wait_none
-from test_providers_openai import CREATE
+from test_providers_openai import CREATE, STEPS
 from wire import (
     Recorder,
     anthropic_client,
@@ -21,7 +23,7 @@ from wire import (
 )
 
 from llm_plans import PlanSession
-from llm_plans.testing import RecordingSend
+from llm_plans.testing import Broken, RecordingSend, client_view
 
 READ = ("call_r", "read_file", '{"path": "calc.py"}')
 
@@ -195,3 +197,102 @@ async def test_a_refusal_reaches_the_model_unchanged(kind: str) -> None:
             "content": refusal,
             "is_error": True,
         }
+
+
+# ---- replies that do not finish -------------------------------------------------------------
+
+PLAN = json.dumps({**json.loads(CREATE), "id": "plan-1"})
+SSE = {"content-type": "text/event-stream"}
+
+
+def plan_stream(kind: str) -> bytes:
+    """A reply whose one call creates plan-1."""
+    calls = [("call_p", "create_plan", PLAN)]
+    if kind == "chat":
+        return chat_stream(calls)
+    if kind == "responses":
+        return responses_stream(calls)
+    return message_stream(calls)
+
+
+def half(body: bytes) -> int:
+    """Half of a stream's events: well into the plan call's arguments."""
+    return len(body.split(b"\n\n")) // 2
+
+
+class StallingAPI(Recorder):
+    """Serves the first `after` events of `stalled`, then nothing more, as a model API that
+    stops sending; later requests get `bodies` as usual."""
+
+    def __init__(self, stalled: bytes, after: int, *bodies: Any) -> None:
+        super().__init__(*bodies)
+        self.stalled: tuple[bytes, int] | None = (stalled, after)
+
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        if self.stalled is None:
+            return super().__call__(request)
+        body, after = self.stalled
+        self.stalled = None
+        self.requests.append(json.loads(request.content))
+        return httpx2.Response(200, content=_stall(body, after), headers=SSE)
+
+
+async def _stall(body: bytes, after: int) -> Any:
+    for event in body.split(b"\n\n")[:after]:
+        yield event + b"\n\n"
+    await asyncio.Event().wait()
+
+
+def backend_on(kind: str, handler: Any) -> Backend:
+    if kind == "anthropic":
+        return Anthropic(anthropic_client(handler), "claude-sonnet-5", "system")
+    if kind == "responses":
+        return OpenAIResponses(openai_client(handler), "gpt-4.1", "system")
+    return OpenAIChat(openai_client(handler), "gpt-4.1", "system")
+
+
+async def _reuse_the_id(backend: Backend, plans: PlanSession, send: RecordingSend) -> None:
+    """The next reply creates plan-1 again, and it works: the aborted call holds nothing."""
+    backend.add_user("plan again")
+    reply = await backend.reply(plans, on_text=_ignore)
+    assert '"ok": false' not in json.dumps(reply.plan_results)
+    assert list(plans.plans) == ["plan-1"]
+    view = client_view(send.updates)
+    assert list(view) == ["plan-1"]
+    assert [e["content"] for e in view["plan-1"]["entries"]] == STEPS
+
+
+@pytest.mark.parametrize("kind", ["chat", "responses", "anthropic"])
+async def test_a_broken_stream_takes_back_its_half_written_plan(kind: str) -> None:
+    body = plan_stream(kind)
+    api = Recorder(Broken(body, after=half(body)), plan_stream(kind))
+    backend = backend_on(kind, api)
+    send = RecordingSend()
+    plans = PlanSession(send, session_id="s", client_capabilities={"plan": {}}, stream_interval=0)
+    backend.add_user("plan it")
+    # The OpenAI SDK wraps the dropped connection in its own error; Anthropic's lets it through.
+    with pytest.raises((httpx2.RemoteProtocolError, openai.APIConnectionError)):
+        await backend.reply(plans, on_text=_ignore)
+    assert any(u["sessionUpdate"] == "plan_update" for u in send.updates)  # a preview showed
+    assert client_view(send.updates) == {}  # and was taken back
+    assert dict(plans.plans) == {}
+    await _reuse_the_id(backend, plans, send)
+
+
+@pytest.mark.parametrize("kind", ["chat", "responses", "anthropic"])
+async def test_a_cancelled_reply_takes_back_its_half_written_plan(kind: str) -> None:
+    body = plan_stream(kind)
+    api = StallingAPI(body, half(body), plan_stream(kind))
+    backend = backend_on(kind, api)
+    send = RecordingSend()
+    plans = PlanSession(send, session_id="s", client_capabilities={"plan": {}}, stream_interval=0)
+    backend.add_user("plan it")
+    reply = asyncio.ensure_future(backend.reply(plans, on_text=_ignore))
+    while not send.updates:  # the model has written part of the plan, and stalls
+        await asyncio.sleep(0.001)
+    reply.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await reply
+    assert client_view(send.updates) == {}
+    assert dict(plans.plans) == {}
+    await _reuse_the_id(backend, plans, send)

@@ -2,7 +2,9 @@
 
 Each keeps the conversation in its API's own format, streams a reply (text to the user,
 plan tool calls into the `PlanSession` as they are written) and returns the other tool calls
-for the agent to run.
+for the agent to run. A reply that does not finish (the stream broke, the turn was cancelled)
+closes its HTTP response and aborts the plan calls it streamed: their previews are taken back
+on the client, and their ids are free for the next call, as for a rejected call.
 """
 
 from __future__ import annotations
@@ -77,21 +79,24 @@ class OpenAIChat(Backend):
             ),
             on_retry=on_text,
         )
-        adapter = OpenAIChatStream(plans)
         text: list[str] = []
         calls: dict[int, dict[str, str]] = {}
-        async for chunk in stream:
-            await adapter.on_event(chunk)
-            for choice in chunk.choices:
-                if choice.delta.content:
-                    text.append(choice.delta.content)
-                    await on_text(choice.delta.content)
-                for delta in choice.delta.tool_calls or []:
-                    slot = calls.setdefault(delta.index, {"id": "", "name": "", "arguments": ""})
-                    slot["id"] = delta.id or slot["id"]
-                    if delta.function is not None:
-                        slot["name"] = delta.function.name or slot["name"]
-                        slot["arguments"] += delta.function.arguments or ""
+        async with stream, OpenAIChatStream(plans) as adapter:
+            async for chunk in stream:
+                await adapter.on_event(chunk)
+                for choice in chunk.choices:
+                    if choice.delta.content:
+                        text.append(choice.delta.content)
+                        await on_text(choice.delta.content)
+                    for delta in choice.delta.tool_calls or []:
+                        slot = calls.setdefault(
+                            delta.index, {"id": "", "name": "", "arguments": ""}
+                        )
+                        slot["id"] = delta.id or slot["id"]
+                        if delta.function is not None:
+                            slot["name"] = delta.function.name or slot["name"]
+                            slot["arguments"] += delta.function.arguments or ""
+            results = await adapter.finish()
         uses = [ToolUse(**calls[i]) for i in sorted(calls)]
         message: dict[str, Any] = {"role": "assistant", "content": "".join(text) or None}
         if uses:
@@ -104,7 +109,6 @@ class OpenAIChat(Backend):
                 for u in uses
             ]
         self.messages.append(message)
-        results = await adapter.finish()
         return Reply(uses, {r["tool_call_id"]: r for r in results})
 
     def result(self, use: ToolUse, text: str, ok: bool) -> dict[str, Any]:
@@ -135,19 +139,19 @@ class OpenAIResponses(Backend):
             ),
             on_retry=on_text,
         )
-        adapter = OpenAIResponsesStream(plans)
         output: list[Any] = []
-        async for event in stream:
-            await adapter.on_event(event)
-            if event.type == "response.output_text.delta":
-                await on_text(event.delta)
-            elif event.type == "response.output_item.done":
-                output.append(event.item)
+        async with stream, OpenAIResponsesStream(plans) as adapter:
+            async for event in stream:
+                await adapter.on_event(event)
+                if event.type == "response.output_text.delta":
+                    await on_text(event.delta)
+                elif event.type == "response.output_item.done":
+                    output.append(event.item)
+            results = await adapter.finish()
         self.items += [item.model_dump(exclude_none=True) for item in output]
         uses = [
             ToolUse(i.call_id, i.name, i.arguments) for i in output if i.type == "function_call"
         ]
-        results = await adapter.finish()
         return Reply(uses, {r["call_id"]: r for r in results})
 
     def result(self, use: ToolUse, text: str, ok: bool) -> dict[str, Any]:
@@ -182,20 +186,21 @@ class Anthropic(Backend):
             ),
             on_retry=on_text,
         )
-        adapter = AnthropicStream(plans)
         blocks: dict[int, dict[str, Any]] = {}
-        async for event in stream:
-            await adapter.on_event(event)
-            if event.type == "content_block_start":
-                blocks[event.index] = event.content_block.model_dump(exclude_none=True)
-                blocks[event.index].setdefault("partial", "")
-            elif event.type == "content_block_delta":
-                block = blocks[event.index]
-                if event.delta.type == "text_delta":
-                    block["text"] += event.delta.text
-                    await on_text(event.delta.text)
-                elif event.delta.type == "input_json_delta":
-                    block["partial"] += event.delta.partial_json
+        async with stream, AnthropicStream(plans) as adapter:
+            async for event in stream:
+                await adapter.on_event(event)
+                if event.type == "content_block_start":
+                    blocks[event.index] = event.content_block.model_dump(exclude_none=True)
+                    blocks[event.index].setdefault("partial", "")
+                elif event.type == "content_block_delta":
+                    block = blocks[event.index]
+                    if event.delta.type == "text_delta":
+                        block["text"] += event.delta.text
+                        await on_text(event.delta.text)
+                    elif event.delta.type == "input_json_delta":
+                        block["partial"] += event.delta.partial_json
+            results = await adapter.finish()
         content = []
         uses = []
         for index in sorted(blocks):
@@ -210,7 +215,6 @@ class Anthropic(Backend):
             if block["type"] in ("text", "tool_use"):
                 content.append(block)
         self.messages.append({"role": "assistant", "content": content})
-        results = await adapter.finish()
         return Reply(uses, {r["tool_use_id"]: r for r in results})
 
     def result(self, use: ToolUse, text: str, ok: bool) -> dict[str, Any]:

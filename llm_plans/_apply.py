@@ -14,7 +14,7 @@ from typing import Any
 from . import _feedback
 from ._arguments import Rejection, parse
 from ._book import Book, Json, Stored
-from ._builder import FIELD_FOR, Rules, build, check_id, check_kind_fields
+from ._builder import FIELD_FOR, Rules, build, check_id, check_kind_fields, check_step_text
 from ._feedback import Problem
 from ._models import PlanType, ToolName
 from ._registry import TOOLS
@@ -72,8 +72,8 @@ def apply(
     is the id this call's own previews showed, which a generated id keeps when still free.
     """
     if tool not in TOOLS:
-        names = ", ".join(TOOLS)
-        return Rejected(tool, [Problem("", f"{tool!r} is not a plan tool; plan tools: {names}.")])
+        # The rejection's last line names the plan tools to call instead.
+        return Rejected(tool, [Problem("", f"{tool!r} is not a plan tool.")])
     name: ToolName = tool  # type: ignore[assignment]
     try:
         args = parse(name, arguments, rules.limits, size=size)
@@ -127,17 +127,19 @@ def _create(
         problems.append(
             Problem(
                 "",
-                f"this session already has {len(book.plans)} plans, the most allowed. "
+                f"this session already has {_feedback.count(len(book.plans), 'plan')}, "
+                "the most allowed. "
                 "Remove a finished plan with remove_plan first.",
             )
         )
     kind: PlanType = args["type"]
     problems += check_kind_fields(kind, args)
-    if kind == "items" and args.get("entries") == []:
-        problems.append(Problem("entries", "an items plan needs at least one step.", []))
     next_number = book.next_number
     if plan_id is None:
         plan_id, next_number = generated_id(book, held, own_id)
+        # A generated id meets the id rules too (a small max_id_length, a counter restored
+        # high): a plan the session holds must be one its snapshot restores.
+        problems += check_id(plan_id, rules.limits)
     plan = build(kind, plan_id, args, rules, problems, None)
     if problems or plan is None:
         raise Rejection(problems, context)
@@ -167,7 +169,7 @@ def _update(book: Book, args: Mapping[str, Any], rules: Rules) -> Applied:
                     )
                 ]
             )
-        plan = _changed(current, args.get("type"), changes)
+        plan = _changed(current, args.get("type"), changes, rules)
     else:
         kind = _kind_for_update(current, args.get("type"), replacing)
         problems = check_kind_fields(kind, args)
@@ -202,7 +204,7 @@ def _kind_for_update(current: Stored, kind: PlanType | None, replacing: list[str
     )
 
 
-def _changed(current: Stored, kind: PlanType | None, changes: list[Json]) -> Stored:
+def _changed(current: Stored, kind: PlanType | None, changes: list[Json], rules: Rules) -> Stored:
     if current.type != "items":
         raise Rejection(
             [
@@ -227,12 +229,20 @@ def _changed(current: Stored, kind: PlanType | None, changes: list[Json]) -> Sto
         )
         if not 1 <= step <= len(entries):
             problems.append(
-                Problem(f"{path}.step", f'plan "{current.id}" has steps 1 to {len(entries)}.', step)
+                Problem(
+                    f"{path}.step",
+                    f'plan "{current.id}" has {_feedback.step_numbers(len(entries))}.',
+                    step,
+                )
             )
         elif status is None and priority is None and content is None:
             problems.append(
                 Problem(path, "this change sets nothing; give status, priority or content.")
             )
+        elif content is not None and (
+            too_long := check_step_text(f"{path}.content", content, rules.limits)
+        ):
+            problems.append(too_long)
         else:
             old = entries[step - 1]
             new: Json = {

@@ -2,6 +2,9 @@
 
 `apply` decides what a call does; this module turns the fields it settled on into a stored
 plan, or into the problems that stop it (ids, the field each kind needs, sizes, locations).
+Every path that writes a plan comes through here: a create, each form of update (a full
+replacement of any kind, `changes` to steps) and a restored snapshot, so that anything a
+session holds is something a `create_plan` call would accept, and its snapshot restores.
 """
 
 from __future__ import annotations
@@ -47,6 +50,18 @@ def check_id(plan_id: str, limits: Limits) -> list[Problem]:
     return []
 
 
+def check_step_text(path: str, content: str, limits: Limits) -> Problem | None:
+    """What is wrong with the wording of one step, wherever it comes from (an entry, a
+    change's content), if anything."""
+    if len(content) > limits.max_entry_chars:
+        return Problem(
+            path,
+            f"{len(content)} characters; at most {limits.max_entry_chars}. Keep steps short, "
+            "or use a markdown plan for detail.",
+        )
+    return None
+
+
 def check_kind_fields(kind: PlanType, args: Mapping[str, Any]) -> list[Problem]:
     problems = []
     wanted = FIELD_FOR[kind]
@@ -77,6 +92,8 @@ def build(
     limits = rules.limits
     if kind == "items" and args.get("entries") is not None:
         raw: list[Json] = args["entries"]
+        if not raw:
+            problems.append(Problem("entries", "an items plan needs at least one step.", []))
         if len(raw) > limits.max_entries:
             problems.append(
                 Problem(
@@ -88,15 +105,9 @@ def build(
         longest = max(map(len, map(_CONTENT, raw)), default=0)
         if longest > limits.max_entry_chars:  # a C-speed check first: this runs per step
             for index, e in enumerate(raw):
-                if len(e["content"]) > limits.max_entry_chars:
-                    problems.append(
-                        Problem(
-                            f"entries[{index}].content",
-                            f"{len(e['content'])} characters; at most "
-                            f"{limits.max_entry_chars}. Keep steps short, or use a markdown "
-                            "plan for detail.",
-                        )
-                    )
+                problem = check_step_text(f"entries[{index}].content", e["content"], limits)
+                if problem is not None:
+                    problems.append(problem)
         problems += [
             Problem(f"entries[{index}]._meta", _NOT_FINITE)
             for index, e in enumerate(raw)
@@ -127,7 +138,7 @@ def build(
         return None if problems else Stored("markdown", plan_id, content=content, meta=meta)
     if kind == "file" and args.get("uri") is not None:
         try:
-            uri = file_uri(args["uri"], rules.workspace)
+            uri = file_uri(args["uri"], rules.workspace, limits)
         except ValueError as exc:
             problems.append(Problem("uri", str(exc), args["uri"]))
             return None

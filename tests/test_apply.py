@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from llm_plans import Limits
 from llm_plans._apply import Applied, Rejected, apply, generated_id
 from llm_plans._arguments import Decoded
 from llm_plans._book import Book, Stored
+from llm_plans._builder import Rules
 
 STEPS = {"type": "items", "entries": ["Read", "Write"]}
 
@@ -58,4 +60,55 @@ def test_removing_names_what_remains() -> None:
     book = applied(apply(book, "create_plan", STEPS)).book
     outcome = applied(apply(book, "remove_plan", {"id": "plan-1"}))
     assert list(outcome.book.plans) == ["plan-2"]
-    assert outcome.text() == 'Removed plan "plan-1". Remaining plan ids: "plan-2".'
+    assert outcome.text() == 'Removed plan "plan-1". Remaining plan id: "plan-2".'
+
+
+# ---- one set of rules for every path that writes a plan ---------------------------------------
+
+
+def rejected(outcome: Applied | Rejected) -> Rejected:
+    assert isinstance(outcome, Rejected), outcome
+    return outcome
+
+
+def test_a_change_meets_the_step_rules_an_entry_meets() -> None:
+    limits = Limits(max_entry_chars=10)
+    rules = Rules(limits)
+    book = applied(apply(Book(), "create_plan", STEPS, rules)).book
+    long = "x" * 11
+    as_change = rejected(
+        apply(
+            book, "update_plan", {"id": "plan-1", "changes": [{"step": 1, "content": long}]}, rules
+        )
+    )
+    as_entry = rejected(apply(book, "create_plan", {"type": "items", "entries": [long]}, rules))
+    assert [p.path for p in as_change.problems] == ["changes[0].content"]
+    assert [p.path for p in as_entry.problems] == ["entries[0].content"]
+    # One rule, one text: only the field path differs.
+    assert as_change.problems[0].message == as_entry.problems[0].message
+    assert "11 characters; at most 10" in as_change.text
+    exact = {"id": "plan-1", "changes": [{"step": 1, "content": "x" * 10}]}
+    assert applied(apply(book, "update_plan", exact, rules)).plan is not None
+
+
+def test_a_replacement_meets_the_rules_a_create_meets() -> None:
+    book = applied(apply(Book(), "create_plan", {"type": "markdown", "content": "# x"})).book
+    for update in (
+        {"id": "plan-1", "entries": []},
+        {"id": "plan-1", "type": "items", "entries": []},
+    ):
+        outcome = rejected(apply(book, "update_plan", update))
+        create = rejected(apply(book, "create_plan", {"type": "items", "entries": []}))
+        assert outcome.problems == create.problems
+        assert "at least one step" in outcome.text
+
+
+def test_a_generated_id_meets_the_id_rules() -> None:
+    rules = Rules(Limits(max_id_length=5))
+    outcome = rejected(apply(Book(), "create_plan", STEPS, rules))
+    assert outcome.problems[0].path == "id"
+    assert "at most 5 characters" in outcome.text
+    assert applied(apply(Book(), "create_plan", {**STEPS, "id": "mine"}, rules)).plan_id == "mine"
+    # A counter restored high enough that plan-N no longer fits is refused the same way.
+    high = Book(next_number=10**70)
+    assert "at most 64 characters" in rejected(apply(high, "create_plan", STEPS)).text

@@ -18,6 +18,7 @@ from ._models import (
 )
 from ._outbox import Send
 from ._session import PlanSession
+from ._snapshot import SkippedPlan
 from ._version import __version__ as __version__
 from ._wire import WireForm
 
@@ -37,6 +38,7 @@ __all__ = [
     "ReentrancyError",
     "RemovePlanArgs",
     "Send",
+    "SkippedPlan",
     "StreamError",
     "ToolResult",
     "UpdatePlanArgs",

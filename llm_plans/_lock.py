@@ -30,6 +30,10 @@ class SessionLock:
                 "on_commit; it would wait for itself. Schedule the call after send returns."
             )
 
+    def busy(self) -> bool:
+        """True while a call holds the lock."""
+        return self._lock.locked()
+
     def held(self) -> Held:
         """`async with lock.held():` holds the lock, marked as held in the context."""
         self.check()

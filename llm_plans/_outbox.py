@@ -7,16 +7,46 @@ one is re-sent later), and flattens plans for the legacy form.
 
 from __future__ import annotations
 
+import asyncio
+import functools
+import inspect
+import sys
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from . import _wire
 from ._book import Json, Stored
+from ._errors import ConfigurationError
 from ._legacy import Flattener
 from ._wire import WireForm
 
 Send = Callable[[Json], Awaitable[Any]]
 """Sends the params of one `session/update` notification: `{"sessionId": ..., "update": ...}`."""
+
+_NOT_ASYNC = (
+    "send must be an async function (async def send(params): ...); {send!r} returned "
+    "{got.__name__}, not an awaitable. A session awaits each send to know whether the client "
+    "was reached; with the ACP SDK, use llm_plans.acp_send(conn)."
+)
+
+
+def is_async(send: object) -> bool:
+    """True when calling `send` returns an awaitable, as far as can be told without calling it:
+    an async function (also behind functools.partial), an object whose `__call__` is one, or
+    an async mock."""
+    while isinstance(send, functools.partial):
+        send = send.func
+    return _coroutine_function(send) or _coroutine_function(type(send).__call__)
+
+
+def _coroutine_function(function: object) -> bool:
+    # Before 3.12 (inspect.markcoroutinefunction), functions that return coroutines without
+    # being `async def`, such as mock.create_autospec of an async function, carry asyncio's
+    # mark instead, which only asyncio's check knows; 3.14 deprecates that check.
+    return inspect.iscoroutinefunction(function) or (
+        sys.version_info < (3, 12) and asyncio.iscoroutinefunction(function)
+    )
+
 
 _REMOVED = object()  # what the client holds for a plan it was told is removed
 
@@ -112,10 +142,15 @@ class Outbox:
                 self._stale[plan_id] = None
         for plan_id, update in updates:
             try:
-                await self._send(_wire.notification(self._session_id, update))
+                sending = self._send(_wire.notification(self._session_id, update))
+                if inspect.isawaitable(sending):
+                    await sending
             except Exception as exc:
                 return exc
             self._stale.pop(plan_id, None)
+            if not inspect.isawaitable(sending):
+                # A misuse, not a failed delivery: raised, never retried (the send ran).
+                raise ConfigurationError(_NOT_ASYNC.format(send=self._send, got=type(sending)))
         return None
 
 

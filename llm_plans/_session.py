@@ -22,9 +22,10 @@ from ._legacy import Flattener, ReadText, read_plan_file
 from ._limits import Limits
 from ._lock import SessionLock
 from ._models import ToolName
-from ._outbox import Outbox, Send
+from ._outbox import Outbox, Send, is_async
 from ._registry import DEFAULT_PREFIXES, Names
-from ._snapshot import dump, load
+from ._snapshot import SkippedPlan, dump, load
+from ._snapshot import error as snapshot_error
 from ._streams import Flight, Streams
 from ._wire import Json, WireForm
 
@@ -65,6 +66,13 @@ class PlanSession:
             raise ConfigurationError(
                 "send must be an async callable taking the session/update params dict; "
                 f"got {type(send).__name__}. With the ACP SDK, use llm_plans.acp_send(conn)."
+            )
+        if not is_async(send):
+            raise ConfigurationError(
+                f"send must be an async function (async def send(params): ...); {send!r} is "
+                "not. A session awaits each send to learn whether the client was reached. For "
+                "a function that returns an awaitable, wrap it: async def send(params): await "
+                "f(params). With the ACP SDK, use llm_plans.acp_send(conn)."
             )
         self.session_id = session_id
         wire_form = _wire.form_for(client_capabilities) if form is None else _wire.parse_form(form)
@@ -328,19 +336,36 @@ class PlanSession:
         """The session's plan state as JSON-ready data, for `restore`."""
         return dump(self._book)
 
-    def restore(self, snapshot: Mapping[str, Any]) -> None:
+    def restore(self, snapshot: Mapping[str, Any], *, partial: bool = False) -> list[SkippedPlan]:
         """Replace this session's plans with those of a `snapshot()`; sends nothing.
 
-        The snapshot is checked as strictly as a model's calls (ids, limits, file locations
-        in the workspace); a ConfigurationError names what is wrong and nothing changes.
+        Each plan is checked as strictly as a model's `create_plan` call (ids, limits, file
+        locations in the workspace). By default a ConfigurationError names every plan that
+        fails and nothing changes, and the result is []. With `partial=True` every plan that
+        passes is restored and each one left out comes back as a `SkippedPlan` saying why
+        (as for `session/load` after the project moved). Either way the id counter survives,
+        and data that is not a snapshot at all raises.
+
+        Refused, changing nothing, while a call holds the session or streamed calls are in
+        flight (ConfigurationError), and from inside its `send` or `on_commit` (ReentrancyError).
         """
+        self._lock.check()
+        if self._lock.busy():
+            raise ConfigurationError(
+                "restore() while a call holds the session would change the plans under it "
+                "(and leave what it is sending out of reach); restore once the call has returned"
+            )
         if self._streams.ids():
             raise ConfigurationError(
                 "restore() while streamed calls are in flight would leave their previews on "
                 "the client; await session.abort_all() first"
             )
-        self._book = load(snapshot, self._rules)
+        book, skipped = load(snapshot, self._rules)
+        if skipped and not partial:
+            raise snapshot_error(skipped)
+        self._book = book
         self._outbox.forget()
+        return skipped
 
 
 def _showable(tool: ToolName, fields: Mapping[str, Any]) -> bool:

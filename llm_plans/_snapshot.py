@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -31,8 +32,21 @@ def dump(book: Book) -> dict[str, Any]:
     }
 
 
-def load(snapshot: Mapping[str, Any], rules: Rules) -> Book:
-    """The book a `dump` describes; ConfigurationError naming every problem otherwise.
+@dataclass(frozen=True)
+class SkippedPlan:
+    """A plan of a snapshot that `restore(snapshot, partial=True)` left out, and why."""
+
+    index: int
+    """Its position in `snapshot["plans"]`."""
+    id: str | None
+    """Its id, when it had a readable one."""
+    reason: str
+    """What is wrong with it: the text the all-or-nothing `restore` error gives for it."""
+
+
+def load(snapshot: Mapping[str, Any], rules: Rules) -> tuple[Book, list[SkippedPlan]]:
+    """The book a `dump` describes, made of every plan that passes the checks, and the plans
+    left out with the reason for each; ConfigurationError when it is not a snapshot at all.
 
     Each plan is re-created through the core as a `create_plan` call would be, so ids,
     limits and file locations (inside the workspace) hold for restored plans too.
@@ -47,29 +61,53 @@ def load(snapshot: Mapping[str, Any], rules: Rules) -> Book:
     if not isinstance(plans, list):
         raise ConfigurationError("snapshot plans must be a list")
     book = Book()
-    problems = []
+    skipped = []
     for index, raw in enumerate(plans):
         try:
             plan = _PLAN.validate_python(raw)
         except ValidationError as exc:
-            problems.append(f"plans[{index}]: {exc.errors(include_url=False)[0]['msg']}")
+            raw_id = raw.get("id") if isinstance(raw, Mapping) else None
+            message = exc.errors(include_url=False)[0]["msg"]
+            skipped.append(SkippedPlan(index, _readable(raw_id), message))
             continue
         outcome = apply(book, "create_plan", _as_call(plan), rules)
         if isinstance(outcome, Rejected):
-            problems.append(f"plans[{index}] ({plan.id!r}): {outcome.text}")
+            skipped.append(SkippedPlan(index, _readable(plan.id), outcome.text))
             continue
-        book = outcome.book
         if plan.meta is not None:
             try:
                 json.dumps(plan.meta, allow_nan=False)
             except (ValueError, TypeError, RecursionError) as exc:
-                problems.append(f"plans[{index}] ({plan.id!r}): _meta is not strict JSON ({exc})")
+                reason = f"_meta is not strict JSON ({exc})"
+                skipped.append(SkippedPlan(index, _readable(plan.id), reason))
                 continue
-            with_meta = dataclasses.replace(book.plans[plan.id], meta=plan.meta)
-            book = Book({**book.plans, plan.id: with_meta}, book.next_number)
-    if problems:
-        raise ConfigurationError("invalid snapshot:\n" + "\n".join(problems))
-    return Book(book.plans, max(number, book.next_number))
+            with_meta = dataclasses.replace(outcome.book.plans[plan.id], meta=plan.meta)
+            book = Book({**outcome.book.plans, plan.id: with_meta}, outcome.book.next_number)
+        else:
+            book = outcome.book
+    return Book(book.plans, max(number, book.next_number)), skipped
+
+
+def error(skipped: list[SkippedPlan]) -> ConfigurationError:
+    """The all-or-nothing `restore` error: every plan left out, and why."""
+    lines = [
+        f"plans[{s.index}]: {s.reason}"
+        if s.id is None
+        else f"plans[{s.index}] ({s.id!r}): {s.reason}"
+        for s in skipped
+    ]
+    return ConfigurationError("invalid snapshot:\n" + "\n".join(lines))
+
+
+def _readable(plan_id: object) -> str | None:
+    # An id that JSON text can carry, so a caller can show it (a lone surrogate cannot).
+    if not isinstance(plan_id, str):
+        return None
+    try:
+        plan_id.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    return plan_id
 
 
 def _as_call(plan: AnyPlan) -> dict[str, Any]:

@@ -21,6 +21,7 @@ def test_public_names_are_exactly_the_intended_ones() -> None:
         "ReentrancyError",
         "RemovePlanArgs",
         "Send",
+        "SkippedPlan",
         "StreamError",
         "ToolResult",
         "UpdatePlanArgs",

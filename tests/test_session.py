@@ -1,8 +1,13 @@
 from __future__ import annotations
 
+import asyncio
+import functools
+import inspect
 import json
+import sys
 from pathlib import Path
 from typing import Any
+from unittest.mock import AsyncMock, create_autospec
 
 import pytest
 from acp.schema import ClientCapabilities, PlanCapabilities
@@ -263,3 +268,85 @@ async def test_abort_rolls_back_a_streamed_preview(send: RecordingSend) -> None:
     assert send.updates[-1] == {"sessionUpdate": "plan_removed", "planId": "p"}
     assert await session.abort("c1") is False
     assert await session.abort_all() == []
+
+
+# ---- send must be async -------------------------------------------------------------------
+
+
+def plain_send(params: dict[str, Any]) -> None:
+    """What a synchronous send looks like: it runs, and returns None."""
+
+
+class SyncCallable:
+    def __call__(self, params: dict[str, Any]) -> None:
+        pass
+
+
+class AsyncCallable:
+    async def __call__(self, params: dict[str, Any]) -> None:
+        pass
+
+
+async def async_send(params: dict[str, Any], *, label: str = "") -> None:
+    pass
+
+
+@pytest.mark.parametrize(
+    "send",
+    [plain_send, SyncCallable(), lambda params: None, print, functools.partial(plain_send)],
+    ids=["function", "callable-object", "lambda", "builtin", "partial"],
+)
+def test_a_synchronous_send_is_refused_at_construction(send: Any) -> None:
+    with pytest.raises(ConfigurationError, match=r"send must be an async function \(async def"):
+        PlanSession(send, session_id="s")
+
+
+@pytest.mark.parametrize(
+    "send",
+    [
+        async_send,
+        functools.partial(async_send, label="x"),
+        AsyncCallable(),
+        functools.partial(AsyncCallable()),
+        AsyncMock(),
+        create_autospec(async_send),
+        RecordingSend(),
+    ],
+    ids=[
+        "function",
+        "partial",
+        "callable-object",
+        "partial-object",
+        "AsyncMock",
+        "autospec",
+        "rec",
+    ],
+)
+async def test_async_sends_of_every_shape_are_accepted(send: Any) -> None:
+    session = PlanSession(send, session_id="s", client_capabilities={"plan": {}})
+    result = await session.call("create_plan", ITEMS)
+    assert result.ok
+    assert result.failure is None
+
+
+async def test_a_send_that_returns_no_awaitable_fails_clearly_once() -> None:
+    sent: list[dict[str, Any]] = []
+
+    def lying(params: dict[str, Any]) -> None:
+        sent.append(params)
+
+    # Marked as a coroutine function (as a careless decorator might), so the check at
+    # construction passes, yet it returns None.
+    if sys.version_info >= (3, 12):
+        inspect.markcoroutinefunction(lying)
+    else:
+        lying._is_coroutine = asyncio.coroutines._is_coroutine  # type: ignore[attr-defined]
+    session = PlanSession(lying, session_id="s", client_capabilities={"plan": {}})
+    with pytest.raises(ConfigurationError, match="returned NoneType, not an awaitable"):
+        await session.call("create_plan", ITEMS)
+    assert len(sent) == 1  # it ran once
+    # Nothing is marked stale and re-sent: the next call sends only its own change.
+    change = {"id": "plan-1", "changes": [{"step": 1, "status": "done"}]}
+    with pytest.raises(ConfigurationError):
+        await session.call("update_plan", change)
+    assert len(sent) == 2

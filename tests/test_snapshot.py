@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 from pathlib import Path
 from typing import Any
 
 import pytest
+import strategies
+from client_view import ClientView, expected
+from conftest import CAPABILITIES
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from llm_plans import ConfigurationError, PlanSession
+from llm_plans import ConfigurationError, Limits, PlanSession
 from llm_plans.testing import RecordingSend
 
 
@@ -83,3 +90,264 @@ async def test_restore_waits_for_no_stream_and_replay_takes_back_what_is_gone() 
     session.restore(empty)
     await session.replay()
     assert send.updates[-1] == {"sessionUpdate": "plan_removed", "planId": "old"}
+
+
+# ---- partial restore ---------------------------------------------------------------------------
+
+
+def test_partial_restore_keeps_what_validates_and_says_what_it_skipped(tmp_path: Path) -> None:
+    outside = {"type": "file", "id": "moved", "uri": "file:///elsewhere/plan.md"}
+    snapshot = {
+        "version": 1,
+        "next_number": 9,
+        "plans": [
+            {"type": "markdown", "id": "kept", "content": "- [ ] a"},
+            outside,
+            {"type": "items", "id": "kept", "entries": [{"content": "a"}]},  # a duplicate
+            {"type": "diagram", "id": "odd", "content": "x"},  # an unknown kind
+            "not a plan",
+            {"type": "markdown", "id": "s\udfff", "content": "x"},  # an id JSON cannot carry
+            {"type": "items", "id": "also-kept", "entries": [{"content": "b"}]},
+        ],
+    }
+    strict = PlanSession(RecordingSend(), session_id="s", workspace=tmp_path)
+    with pytest.raises(ConfigurationError) as refused:
+        strict.restore(snapshot)
+    assert strict.plans == {}
+
+    session = PlanSession(RecordingSend(), session_id="s", workspace=tmp_path)
+    skipped = session.restore(snapshot, partial=True)
+    assert list(session.plans) == ["kept", "also-kept"]
+    assert session.snapshot()["next_number"] == 9  # the id counter survives
+    assert [(s.index, s.id) for s in skipped] == [
+        (1, "moved"),
+        (2, "kept"),
+        (3, "odd"),
+        (4, None),
+        (5, None),
+    ]
+    assert "inside the workspace" in skipped[0].reason
+    assert "a plan with this id exists" in skipped[1].reason
+    # Each reason is the text the all-or-nothing error gives for that plan.
+    for skip in skipped:
+        assert skip.reason in str(refused.value)
+        assert f"plans[{skip.index}]" in str(refused.value)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        skipped[0].reason = "changed"  # type: ignore[misc]
+
+
+def test_partial_restore_of_a_sound_snapshot_skips_nothing() -> None:
+    snapshot = {
+        "version": 1,
+        "next_number": 3,
+        "plans": [{"type": "markdown", "id": "a", "content": "x"}],
+    }
+    session = PlanSession(RecordingSend(), session_id="s")
+    assert session.restore(snapshot) == []
+    assert session.restore(snapshot, partial=True) == []
+    assert list(session.plans) == ["a"]
+
+
+@pytest.mark.parametrize(
+    "snapshot",
+    [
+        {"version": 2, "next_number": 1, "plans": []},
+        {"version": 1, "next_number": 1, "plans": {"a": {}}},
+        {"version": 1, "next_number": 0, "plans": []},
+        ["not", "a", "snapshot"],
+    ],
+)
+def test_partial_restore_still_refuses_what_is_not_a_snapshot(snapshot: Any) -> None:
+    session = PlanSession(RecordingSend(), session_id="s")
+    session.restore(snapshot_of({"type": "markdown", "id": "kept", "content": "x"}))
+    with pytest.raises(ConfigurationError):
+        session.restore(snapshot, partial=True)
+    assert list(session.plans) == ["kept"]
+
+
+# ---- restore() and the session lock ------------------------------------------------------------
+
+
+class Gate(RecordingSend):
+    """A send that, once closed, waits at the gate until it is opened."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.closed = False
+        self.waiting = asyncio.Event()
+        self.open = asyncio.Event()
+
+    async def __call__(self, params: dict[str, Any]) -> None:
+        if self.closed:
+            self.waiting.set()
+            await self.open.wait()
+        await super().__call__(params)
+
+
+async def test_restore_is_refused_while_a_call_is_awaiting_send(form: str) -> None:
+    send = Gate()
+    caps = CAPABILITIES[form]
+    session = PlanSession(send, session_id="s", client_capabilities=caps)
+    await session.call("create_plan", {"type": "markdown", "id": "old", "content": "x"})
+    empty = {"version": 1, "next_number": 1, "plans": []}
+    send.closed = True
+    call = asyncio.ensure_future(
+        session.call("create_plan", {"type": "items", "id": "new", "entries": ["a"]})
+    )
+    await send.waiting.wait()  # the new plan is on its way to the client
+    before = session.snapshot()
+    for partial in (False, True):
+        with pytest.raises(ConfigurationError, match="a call holds the session"):
+            session.restore(empty, partial=partial)
+    assert session.snapshot() == before
+    send.open.set()
+    assert (await call).ok
+    # The client holds exactly the session's plans, so a later restore can take them back.
+    assert_client_shows(send, form, session)
+    session.restore(empty)
+    await session.replay()
+    assert_client_shows(send, form, session)
+    assert session.plans == {}
+
+
+def assert_client_shows(send: RecordingSend, form: str, session: PlanSession) -> None:
+    view = ClientView(form).apply_all(send.updates)
+    if form == "legacy":
+        keys = ("content", "priority", "status")
+        flat = [{k: e[k] for k in keys} for e in session.legacy_update()["entries"]]
+        assert view.shown_entries() == flat
+    else:
+        assert view.shown() == expected(session.plans)
+
+
+async def test_restore_from_inside_send_or_on_commit_raises_reentrancy_error() -> None:
+    seen: list[str] = []
+    snapshot = snapshot_of({"type": "markdown", "id": "other", "content": "x"})
+
+    def attempt() -> None:
+        try:
+            session.restore(snapshot)
+        except Exception as exc:
+            seen.append(type(exc).__name__)
+
+    async def later() -> None:
+        attempt()
+
+    class Reentrant(RecordingSend):
+        async def __call__(self, params: dict[str, Any]) -> None:
+            await super().__call__(params)
+            attempt()
+            await asyncio.ensure_future(later())  # a task started in send
+
+    session = PlanSession(Reentrant(), session_id="s", on_commit=lambda _: attempt())
+    result = await session.call("create_plan", {"type": "markdown", "id": "mine", "content": "x"})
+    assert result.ok
+    assert result.failure is None
+    assert seen == ["ReentrancyError"] * 3
+    assert list(session.plans) == ["mine"]
+    await asyncio.sleep(0)
+    session.restore(snapshot)  # once the call returned, restore runs
+    assert list(session.plans) == ["other"]
+
+
+# ---- any accepted sequence of calls round-trips -----------------------------------------------
+
+# Default limits, and tight ones the strategies' plans run into (ids, steps, step length, text,
+# plan count), so that a rule one path applies and another skips shows up as a failed restore.
+LIMITS = [
+    Limits(),
+    Limits(max_id_length=6, max_entries=3, max_entry_chars=12, max_markdown_chars=40, max_plans=3),
+]
+
+
+@st.composite
+def edge_call(draw: st.DrawFn, plans: dict[str, Any], limits: Limits) -> tuple[str, Any]:
+    """A call at the edges of the rules, through each path that writes a plan."""
+    items = sorted(i for i, p in plans.items() if p.type == "items")
+    target = draw(st.sampled_from(sorted(plans))) if plans else "ghost"
+    near = st.integers(limits.max_entry_chars - 1, limits.max_entry_chars + 1).map("w".__mul__)
+    text = draw(st.one_of(near, near, strategies.step_text, st.sampled_from([" pad ", "\x1fx"])))
+    way = draw(st.sampled_from(["change", "entries", "empty", "switch", "markdown", "create"]))
+    if way == "change" and items:
+        changed = draw(st.sampled_from(items))
+        step = draw(st.integers(1, len(plans[changed].entries)))
+        return "update_plan", {"id": changed, "changes": [{"step": step, "content": text}]}
+    if way == "entries":
+        return "update_plan", {"id": target, "entries": [text] * draw(st.integers(1, 4))}
+    if way == "empty":
+        return "update_plan", {
+            "id": target,
+            "type": draw(st.sampled_from([None, "items"])),
+            "entries": [],
+        }
+    if way == "switch":
+        kind = draw(st.sampled_from(strategies.KINDS))
+        return "update_plan", {"id": target, "type": kind, strategies.FIELD_FOR[kind]: text}
+    if way == "markdown":
+        return "update_plan", {"id": target, "content": "m" * draw(st.integers(39, 41))}
+    plan_id = draw(st.sampled_from([None, "x" * 7, "ok"]))
+    return "create_plan", {"type": "items", "id": plan_id, "entries": [text]}
+
+
+@st.composite
+def any_call(draw: st.DrawFn, plans: dict[str, Any], limits: Limits) -> tuple[str, Any]:
+    ids = tuple(sorted(plans))
+    kinds = ["create", "update", "remove", "hostile", "repairable", "edge", "edge", "edge"]
+    kind = draw(st.sampled_from(kinds))
+    if kind == "create" or (not ids and kind in ("update", "remove")):
+        return "create_plan", draw(strategies.as_sent(draw(strategies.create_args())))
+    if kind == "repairable":
+        return "create_plan", draw(strategies.repairable(draw(strategies.create_args())))
+    target = draw(st.sampled_from(ids)) if ids else "ghost"
+    if kind == "update":
+        steps = len(getattr(plans[target], "entries", ()))
+        return "update_plan", draw(strategies.update_args(target, steps))
+    if kind == "remove":
+        return "remove_plan", {"id": target}
+    if kind == "hostile":
+        call = draw(strategies.hostile(ids))
+        return call.tool, call.arguments
+    return draw(edge_call(plans, limits))
+
+
+def replayed(session: PlanSession, send: RecordingSend) -> list[dict[str, Any]]:
+    start = len(send.sent)
+    asyncio.run(session.replay())
+    return send.updates[start:]
+
+
+@given(
+    data=st.data(),
+    form=st.sampled_from(sorted(CAPABILITIES)),
+    limits=st.sampled_from(LIMITS),
+    in_workspace=st.booleans(),
+)
+@settings(max_examples=60)
+def test_any_accepted_sequence_restores_and_replays_the_same(
+    data: st.DataObject, form: str, limits: Limits, in_workspace: bool
+) -> None:
+    workspace = strategies.FILE_DIR if in_workspace else None
+    setup = {"client_capabilities": CAPABILITIES[form], "limits": limits, "workspace": workspace}
+    send = RecordingSend()
+    session = PlanSession(send, session_id="s", **setup)
+    for _ in range(data.draw(st.integers(1, 12), label="calls")):
+        tool, arguments = data.draw(any_call(dict(session.plans), limits), label="call")
+        asyncio.run(session.call(tool, arguments))
+    snapshot = session.snapshot()
+
+    again = RecordingSend()
+    restored = PlanSession(again, session_id="s", **setup)
+    assert restored.restore(snapshot) == []  # everything the session held restores
+    assert restored.snapshot() == snapshot
+    assert restored.plans == session.plans
+    # What a client of each form shows after session/load is what the original would show it.
+    from_restored, from_original = replayed(restored, again), replayed(session, send)
+    assert seen(form, from_restored) == seen(form, from_original)
+    if form != "legacy":  # the same notifications, keyed by id or planId
+        assert from_restored == from_original
+
+
+def seen(form: str, updates: list[dict[str, Any]]) -> Any:
+    """What a client that just loaded the session shows after these updates."""
+    view = ClientView(form).apply_all(updates)
+    return view.shown_entries() if form == "legacy" else view.shown()

@@ -155,10 +155,11 @@ async def run(
                     client.live = live
                     response = await conn.prompt(session_id=session.session_id, prompt=[block])
                     # Marks expire with time, MARK_SECONDS after their change at the latest.
-                    for _frame in range(math.ceil(MARK_SECONDS * REFRESH) + 1):
+                    for _frame in range(math.ceil(MARK_SECONDS * REFRESH)):
                         if not marked(client.board):
                             break
                         await asyncio.sleep(1 / REFRESH)
+                        live.refresh()
                     client.board.settle()  # the last frame: the final plans, unmarked
                     live.refresh()
                 client.live = None

@@ -1,24 +1,36 @@
 """The demo as the README runs it (`python -m llm_plans demo`, and `llm-plans demo`), from the
-checkout and from a wheel installed into a fresh virtualenv."""
+checkout and from a wheel installed into a fresh virtualenv, where acpx also drives the
+wheel's `llm-plans agent`."""
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+import io
+import math
 import os
+import re
+import shutil
 import site
 import subprocess
 import sys
 import venv
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from node_tools import ACPX, node_modules
+from rich.console import Console
 
-from llm_plans._demo import examples_dir
+from llm_plans import _demo
+from llm_plans._demo import examples_dir, marked
+from llm_plans.view import MARK_SECONDS, PlanBoard
 
 ROOT = Path(__file__).resolve().parents[1]
 # The demo runs the whole scripted session in a subprocess; generous room for a slow machine.
 TIMEOUT = 120
 PIP = [sys.executable, "-m", "pip", "-q"]
+DESIGN = {"planId": "design", "type": "markdown", "content": "- [x] one"}
 
 
 def clean_env() -> dict[str, str]:
@@ -50,6 +62,12 @@ def check_demo_output(out: str) -> None:
     assert "[follow-ups] 0/2 done" in out
     assert "approved: Write calc.py" in out
     assert "Turn ended: end_turn" in out
+    # The design note is ticked off once the fix is written, every item of it, last included.
+    fixed = out.index("approved: Write calc.py")
+    ticked = out.index("  - [x] Reject an empty list with a clear error", fixed)
+    assert "- [ ]" not in out[ticked : out.index("[design] removed")]
+    # Its removal is not the run's last plan event: the follow-ups come after it.
+    assert out.index("[design] removed") < out.index("[follow-ups]")
 
 
 def test_demo_shows_the_plans() -> None:
@@ -65,16 +83,66 @@ def test_demo_as_a_legacy_client() -> None:
     assert "Divide by `len(values)` (removed)" in out  # the design note's steps, shown leaving
 
 
+def test_marks_last_until_their_time_is_up() -> None:
+    now = [0.0]
+    board = PlanBoard(clock=lambda: now[0])
+    board.apply({"update": {"sessionUpdate": "plan_update", "plan": DESIGN}})
+    now[0] = MARK_SECONDS
+    assert not marked(board)
+    board.apply({"update": {"sessionUpdate": "plan_removed", "planId": "design"}})
+    assert marked(board)  # the removed plan is on screen, struck through
+    now[0] += MARK_SECONDS - 0.01
+    assert marked(board)
+    now[0] += 0.01
+    assert not marked(board)
+    assert board.shown() == []
+
+
+async def test_the_live_view_keeps_the_removal_on_screen_before_settling(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """In a terminal the view does not settle the moment the turn ends: frames keep showing
+    the last changes (the design note's removal) until their marks expire. The board's clock
+    is frozen here, so the marks never expire and the view holds for its whole bound, in
+    frames, not seconds; then the final frame is settled."""
+    monkeypatch.setattr(_demo, "PlanBoard", functools.partial(PlanBoard, clock=lambda: 0.0))
+    buffer = io.StringIO()
+    console = Console(file=buffer, force_terminal=True, width=100, color_system=None)
+    assert await _demo.run(console=console, delay=0) == 0
+    out = buffer.getvalue()
+    after_turn = out[out.index("Done: `mean` divides") :]
+    frames = re.split(r"(?:\x1b\[2K|\x1b\[1A)+", after_turn)
+    held = [f for f in frames if "design · markdown · removed" in f]
+    assert len(held) >= math.ceil(MARK_SECONDS * _demo.REFRESH)
+    final = frames[-1]
+    assert "removed" not in final
+    assert "follow-ups · 0/2" in final
+    assert "plan-1 · 4/4" in final
+    assert final.rstrip().endswith("Turn ended: end_turn; 16 plan updates.")
+
+
 def test_a_checkout_runs_its_own_examples() -> None:
     assert examples_dir() == ROOT / "examples"
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("hatchling") is None,
-    reason="building the wheel offline needs hatchling, which the dev extra installs",
-)
-def test_demo_from_a_wheel_in_a_fresh_virtualenv(tmp_path: Path) -> None:
-    """Build the wheel, install it alone into a new virtualenv, run `llm-plans demo` there."""
+@dataclass
+class Installed:
+    """The wheel, installed alone into a fresh virtualenv."""
+
+    env_dir: Path
+    site: Path
+
+    @property
+    def command(self) -> str:
+        return str(self.env_dir / "bin" / "llm-plans")
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """Build the wheel, install it alone into a new virtualenv."""
+    if importlib.util.find_spec("hatchling") is None:
+        pytest.skip("building the wheel offline needs hatchling, which the dev extra installs")
+    tmp_path = tmp_path_factory.mktemp("wheel")
     dist = tmp_path / "dist"
     subprocess.run(
         [*PIP, "wheel", "--no-deps", "--no-build-isolation", "-w", str(dist), str(ROOT)],
@@ -97,9 +165,14 @@ def test_demo_from_a_wheel_in_a_fresh_virtualenv(tmp_path: Path) -> None:
     # checkout's editable install stays out): offline, and seconds instead of a download.
     (new_site,) = (env_dir / "lib").glob("python3*/site-packages")
     (new_site / "deps_from_test_env.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    return Installed(env_dir, new_site)
+
+
+def test_demo_from_a_wheel_in_a_fresh_virtualenv(installed: Installed, tmp_path: Path) -> None:
+    """`llm-plans demo` from the wheel runs the example agent the wheel carries."""
     where = subprocess.run(
         [
-            str(python),
+            str(installed.env_dir / "bin" / "python"),
             "-c",
             "import llm_plans._demo as d; print(d.__file__); print(d.examples_dir())",
         ],
@@ -111,7 +184,41 @@ def test_demo_from_a_wheel_in_a_fresh_virtualenv(tmp_path: Path) -> None:
         timeout=TIMEOUT,
     ).stdout.splitlines()
     assert where == [
-        str(new_site / "llm_plans" / "_demo.py"),
-        str(new_site / "llm_plans" / "_examples"),
+        str(installed.site / "llm_plans" / "_demo.py"),
+        str(installed.site / "llm_plans" / "_examples"),
     ]
-    check_demo_output(run_demo(command=[str(env_dir / "bin" / "llm-plans")], cwd=tmp_path))
+    check_demo_output(run_demo(command=[installed.command], cwd=tmp_path))
+
+
+def test_acpx_drives_llm_plans_agent_from_a_wheel(installed: Installed, tmp_path: Path) -> None:
+    """The wheel's `llm-plans agent`, started by acpx as its docs say, with no checkout
+    anywhere: the agent and the sample project come from site-packages."""
+    node_modules()
+    project = tmp_path / "project"
+    shutil.copytree(installed.site / "llm_plans" / "_examples" / "sample_project", project)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**clean_env(), "HOME": str(home), "XDG_DATA_HOME": str(tmp_path / "xdg")}
+    help_text = subprocess.run(
+        [installed.command, "agent", "--help"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=TIMEOUT,
+    ).stdout
+    assert help_text.startswith("usage: llm-plans agent ")
+    agent = f"{installed.command} agent --model scripted --script-delay 0"
+    out = subprocess.run(
+        ["node", str(ACPX), "--approve-all", "--agent", agent, "exec", "fix the failing test"],
+        env=env,
+        cwd=project,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=True,
+    )
+    assert "- [completed] Run the tests" in out.stdout
+    assert "sum(values) / len(values)" in (project / "calc.py").read_text()
+    assert (tmp_path / "xdg" / "llm-plans-agent").is_dir()

@@ -3,13 +3,21 @@
 Damage never stops the agent: a database sqlite cannot read is moved aside (with a warning
 on stderr, and a notice for the user) and a fresh one started; a stored snapshot that is not
 strict JSON raises `DamagedSnapshot`, which the agent reports to the user instead of failing.
+
+A save is one sqlite transaction with an fsync, milliseconds to tens of milliseconds: `Saver`
+runs them on one worker thread, in commit order, so the event loop (and with it cancellation,
+other sessions and the ACP pipe) never waits for the disk.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import itertools
 import json
 import sqlite3
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -45,6 +53,8 @@ class PlanStore:
         self.path = directory / FILE_NAME
         self.notices: list[str] = []
         """What the user should hear about the store; the agent says it once."""
+        # One connection for the loop's reads and the saver's writes, one at a time.
+        self._guard = threading.Lock()
         try:
             self._db = self._open()
         except sqlite3.DatabaseError as exc:
@@ -58,7 +68,7 @@ class PlanStore:
             self._db = self._open()
 
     def _open(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, isolation_level=None)
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute(
@@ -84,7 +94,8 @@ class PlanStore:
         return aside
 
     def save(self, session_id: str, cwd: str, snapshot: dict[str, Any]) -> None:
-        with self._db:  # BEGIN ... COMMIT: a crash leaves the previous snapshot intact
+        """Store a snapshot now (blocking: the agent saves through a `Saver`)."""
+        with self._guard, self._db:  # BEGIN ... COMMIT: a crash leaves the last snapshot intact
             self._db.execute(
                 "INSERT INTO sessions VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
                 "cwd = excluded.cwd, snapshot = excluded.snapshot, updated = excluded.updated",
@@ -93,11 +104,71 @@ class PlanStore:
 
     def load(self, session_id: str) -> dict[str, Any] | None:
         """The session's snapshot, None when none was saved; DamagedSnapshot when unreadable."""
-        row = self._db.execute(
-            "SELECT snapshot FROM sessions WHERE id = ?", (session_id,)
-        ).fetchone()
+        with self._guard:
+            row = self._db.execute(
+                "SELECT snapshot FROM sessions WHERE id = ?", (session_id,)
+            ).fetchone()
         if row is None:
             return None
         if not isinstance(row[0], str):
             raise DamagedSnapshot(f"stored as {type(row[0]).__name__}, not text")
         return parse_snapshot(row[0])
+
+
+class Saver:
+    """Saves a store's snapshots on one worker thread, in the order they were committed.
+
+    `save` returns at once. Saves of one session that queue up while the disk is busy are
+    folded into the newest, which is always written; `flushed()` waits (without blocking the
+    loop) until everything saved so far is on disk. Queued saves still run at interpreter exit.
+    """
+
+    def __init__(self, store: PlanStore) -> None:
+        self.store = store
+        self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="plan-store")
+        self._serials = itertools.count(1)
+        self._newest: dict[str, tuple[int, str, dict[str, Any]]] = {}
+        self._guard = threading.Lock()
+        self._last: concurrent.futures.Future[None] | None = None
+
+    def save(self, session_id: str, cwd: str, snapshot: dict[str, Any]) -> None:
+        """Queue a session's snapshot (taken at its commit) to be written."""
+        serial = next(self._serials)
+        with self._guard:
+            self._newest[session_id] = (serial, cwd, snapshot)
+        self._last = self._pool.submit(self._write, session_id, serial)
+
+    def _write(self, session_id: str, serial: int) -> None:
+        with self._guard:
+            newest = self._newest.get(session_id)
+            if newest is None or newest[0] != serial:
+                return  # a later commit of the session is queued behind this one and writes
+            del self._newest[session_id]
+        _, cwd, snapshot = newest
+        try:
+            self.store.save(session_id, cwd, snapshot)
+        except Exception as exc:  # the disk is full, the file went away: the agent goes on
+            notice = (
+                f"The plans of session {session_id} could not be saved ({exc}); "
+                "they are saved again at the next change."
+            )
+            print(f"warning: {notice}", file=sys.stderr)
+            self.store.notices.append(notice)
+
+    async def flushed(self) -> None:
+        """Return once every snapshot saved so far is written (or failed with a notice)."""
+        last = self._last
+        if last is None or last.done():
+            return
+        # The single worker runs saves in order: the last one done means all are. Shielded,
+        # so a cancelled wait never cancels a queued save.
+        await asyncio.shield(asyncio.wrap_future(last))
+
+    async def load(self, session_id: str) -> dict[str, Any] | None:
+        """`PlanStore.load` after the queued saves, off the event loop."""
+        await self.flushed()
+        return await asyncio.to_thread(self.store.load, session_id)
+
+    def close(self) -> None:
+        """Write what is queued, then stop the worker."""
+        self._pool.shutdown(wait=True)

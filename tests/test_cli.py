@@ -10,6 +10,7 @@ import math
 import os
 import pty
 import shlex
+import shutil
 import socket
 import sqlite3
 import subprocess
@@ -28,6 +29,8 @@ import llm_plans
 from llm_plans import ClientCapabilitiesRecorder
 
 LLM_PLANS = str(Path(sys.executable).parent / "llm-plans")  # the installed console script
+# Zed's entry names the program by its full path when PATH finds it: Zed's own PATH may not.
+ZED_COMMAND = shutil.which("llm-plans") or "llm-plans"
 # A subprocess runs the agent's whole scripted session; a slow machine gets generous room.
 TIMEOUT = 180
 KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
@@ -122,7 +125,8 @@ def test_agent_help_explains_every_option() -> None:
         "ANTHROPIC_API_KEY",
         "--model scripted",
         'acpx --approve-all --agent "llm-plans agent --model gpt-4.1"',
-        '"llm-plans": {"command": "llm-plans", "args": ["agent", "--model", "gpt-4.1"]}',
+        f'"llm-plans": {{"type": "custom", "command": "{ZED_COMMAND}", "args": ["agent", "--model",'
+        ' "gpt-4.1"], "env": {"OPENAI_API_KEY": "..."}}',
         "XDG_DATA_HOME",
     ):
         assert text in out
@@ -143,7 +147,7 @@ def test_the_example_script_has_the_same_options() -> None:
         done.stdout.split("options:")[1].split("examples:")[0]
         == (agent_help.split("options:")[1].split("examples:")[0])
     )
-    assert f"python {AGENT} --model gpt-4.1" in done.stdout
+    assert f"{sys.executable} {AGENT} --model gpt-4.1" in done.stdout
 
 
 # --- argument checks ------------------------------------------------------------------------
@@ -232,7 +236,7 @@ def started_in_a_terminal(command: list[str], env: dict[str, str]) -> tuple[int,
     [
         ([LLM_PLANS, "agent"], "llm-plans agent"),
         ([LLM_PLANS, "agent", "--model", "scripted"], "llm-plans agent"),
-        ([sys.executable, str(AGENT), "--model", "gpt-4.1"], f"python {AGENT}"),
+        ([sys.executable, str(AGENT), "--model", "gpt-4.1"], f"{sys.executable} {AGENT}"),
     ],
 )
 def test_started_by_hand_in_a_terminal_it_says_how_to_start_it(
@@ -248,7 +252,8 @@ def test_started_by_hand_in_a_terminal_it_says_how_to_start_it(
     assert '"agent_servers"' in err
     words = shlex.split(shown)
     args = ", ".join(f'"{w}"' for w in [*words[1:], "--model", "gpt-4.1"])
-    zed = f'{{"command": "{words[0]}", "args": [{args}]}}'
+    program = shutil.which(words[0]) or words[0]
+    zed = f'{{"type": "custom", "command": "{program}", "args": [{args}], "env": {{'
     assert zed in err
 
 

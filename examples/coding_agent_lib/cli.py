@@ -13,6 +13,8 @@ import json
 import math
 import os
 import shlex
+import shutil
+import sys
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -227,16 +229,25 @@ def resolve_api(args: argparse.Namespace) -> str:
 
 
 def launch(prog: str) -> list[str]:
-    """The command line that starts this agent, as a client would run it."""
+    """The command line that starts this agent, as a client would run it: the script with
+    this interpreter, which has the agent's dependencies."""
     if prog.startswith("llm-plans"):
         return prog.split()
-    return ["python", str(Path(__file__).resolve().parents[1] / "coding_agent.py")]
+    return [sys.executable, str(Path(__file__).resolve().parents[1] / "coding_agent.py")]
 
 
 def _zed(prog: str) -> str:
     """Zed's `agent_servers` entry for this agent, as JSON."""
     command = launch(prog)
-    return json.dumps({"command": command[0], "args": [*command[1:], "--model", "gpt-4.1"]})
+    # Zed starts agents with its own PATH, which need not have this virtualenv's scripts.
+    program = shutil.which(command[0]) or command[0]
+    entry = {
+        "type": "custom",
+        "command": program,
+        "args": [*command[1:], "--model", "gpt-4.1"],
+        "env": {"OPENAI_API_KEY": "..."},
+    }
+    return json.dumps(entry)
 
 
 def terminal_message(prog: str) -> str:

@@ -448,3 +448,27 @@ def test_acpx_drives_llm_plans_agent(tmp_path: Path) -> None:
     assert "Document the empty-list error in the README" in out.stdout
     assert "sum(values) / len(values)" in (project / "calc.py").read_text()
     assert (tmp_path / "xdg" / "llm-plans-agent").is_dir()
+
+
+@pytest.mark.parametrize("where", ["stdin from /dev/null", "stdout to a file"])
+def test_without_a_clients_pipes_it_says_so(where: str, tmp_path: Path) -> None:
+    """Not a client: no traceback from asyncio's pipe transport, a message that says why."""
+    log = tmp_path / "out.txt"
+    with log.open("w") as out_file:
+        done = subprocess.run(
+            [LLM_PLANS, "agent", "--model", "scripted"],
+            stdin=subprocess.DEVNULL if where.startswith("stdin") else subprocess.PIPE,
+            stdout=out_file if where.startswith("stdout") else subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            input=None,
+            env=bare_env(),
+            text=True,
+            timeout=TIMEOUT,
+            check=False,
+        )
+    name, kind = ("stdin", "a device") if where.startswith("stdin") else ("stdout", "a file")
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"llm-plans agent: its {name} is {kind}")
+    assert "not a pipe" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert log.read_text() == ""

@@ -14,6 +14,7 @@ import math
 import os
 import shlex
 import shutil
+import stat
 import sys
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -271,16 +272,41 @@ options; `llm-plans demo` shows the agent at work in a client.
 """
 
 
-def refusal(args: argparse.Namespace, stdin: IO[str]) -> str | None:
+def refusal(args: argparse.Namespace, stdin: IO[str], stdout: IO[str] | None = None) -> str | None:
     """Why the agent must not start, or None: a person at a terminal instead of a client,
-    or a model API without its key. Checked before the first byte of ACP."""
+    a model API without its key, or stdin/stdout that are not a client's pipes (a file,
+    /dev/null). Checked before the first byte of ACP."""
     if stdin.isatty():
         return terminal_message(args.prog)
     try:
         resolve_api(args)
     except MissingKey as exc:
         return str(exc)
+    for name, stream in (("stdin", stdin), ("stdout", stdout or sys.stdout)):
+        kind = _kind(stream)
+        if kind is not None:
+            return (
+                f"{args.prog}: its {name} is {kind}, not a pipe: it speaks ACP over pipes with "
+                f"the client that starts it. Start it from an ACP client (acpx, Zed); "
+                f"`{shlex.join(launch(args.prog))} --help` shows how."
+            )
     return None
+
+
+def _kind(stream: IO[str]) -> str | None:
+    """What `stream` is when it is not a pipe or socket, which is all ACP over stdio uses
+    (asyncio cannot read or write ACP through anything else)."""
+    try:
+        mode = os.fstat(stream.fileno()).st_mode
+    except (OSError, ValueError):  # closed, or no file descriptor at all
+        return "closed"
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return None
+    if stat.S_ISREG(mode):
+        return "a file"
+    if stat.S_ISCHR(mode):
+        return "a terminal" if stream.isatty() else "a device such as /dev/null"
+    return "neither a pipe nor a socket"
 
 
 def choose_backend(args: argparse.Namespace) -> Backend:

@@ -310,9 +310,15 @@ def any_call(draw: st.DrawFn, plans: dict[str, Any], limits: Limits) -> tuple[st
     return draw(edge_call(plans, limits))
 
 
-def replayed(session: PlanSession, send: RecordingSend) -> list[dict[str, Any]]:
+async def streamed(session: PlanSession, call_id: str, tool: str, pieces: list[Any]) -> None:
+    for piece in pieces:
+        await session.feed(call_id, tool, piece)
+    await session.finish(call_id)
+
+
+async def replayed(session: PlanSession, send: RecordingSend) -> list[dict[str, Any]]:
     start = len(send.sent)
-    asyncio.run(session.replay())
+    await session.replay()
     return send.updates[start:]
 
 
@@ -322,17 +328,30 @@ def replayed(session: PlanSession, send: RecordingSend) -> list[dict[str, Any]]:
     limits=st.sampled_from(LIMITS),
     in_workspace=st.booleans(),
 )
-@settings(max_examples=60)
+@settings(max_examples=150)  # about 12 s: a sequence of up to 12 calls, restored and replayed
 def test_any_accepted_sequence_restores_and_replays_the_same(
     data: st.DataObject, form: str, limits: Limits, in_workspace: bool
 ) -> None:
+    asyncio.run(round_trip(data, form, limits, in_workspace))
+
+
+async def round_trip(data: st.DataObject, form: str, limits: Limits, in_workspace: bool) -> None:
     workspace = strategies.FILE_DIR if in_workspace else None
-    setup = {"client_capabilities": CAPABILITIES[form], "limits": limits, "workspace": workspace}
+    setup: dict[str, Any] = {
+        "client_capabilities": CAPABILITIES[form],
+        "limits": limits,
+        "workspace": workspace,
+        "stream_interval": 0,  # every fragment that completes a step is previewed
+    }
     send = RecordingSend()
     session = PlanSession(send, session_id="s", **setup)
-    for _ in range(data.draw(st.integers(1, 12), label="calls")):
+    for number in range(data.draw(st.integers(1, 12), label="calls")):
         tool, arguments = data.draw(any_call(dict(session.plans), limits), label="call")
-        asyncio.run(session.call(tool, arguments))
+        if isinstance(arguments, str | bytes) and data.draw(st.booleans(), label="streamed"):
+            pieces = data.draw(strategies.fragments(arguments), label="fragments")
+            await streamed(session, f"call-{number}", tool, pieces)
+        else:
+            await session.call(tool, arguments)
     snapshot = session.snapshot()
 
     again = RecordingSend()
@@ -341,7 +360,7 @@ def test_any_accepted_sequence_restores_and_replays_the_same(
     assert restored.snapshot() == snapshot
     assert restored.plans == session.plans
     # What a client of each form shows after session/load is what the original would show it.
-    from_restored, from_original = replayed(restored, again), replayed(session, send)
+    from_restored, from_original = await replayed(restored, again), await replayed(session, send)
     assert seen(form, from_restored) == seen(form, from_original)
     if form != "legacy":  # the same notifications, keyed by id or planId
         assert from_restored == from_original

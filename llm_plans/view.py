@@ -156,21 +156,23 @@ class PlanBoard:
 
 def panel(plan: ShownPlan) -> Panel:
     """One plan as a rich panel; a removed plan is dimmed and titled as removed."""
+    # Titles are Text, not str: a str title is read as rich markup, where the valid id `[/]`
+    # raises and `[red]x` would be styled rather than shown.
     if plan.type == "items":
-        title = f"{plan.id} · {plan.progress}"
+        title = Text(f"{plan.id} · {plan.progress}")
         lines = [entry_line(e, new=i in plan.added) for i, e in enumerate(plan.entries)]
         lines += [dropped_line(e) for e in plan.dropped]
         body: RenderableType = Group(*lines)
     elif plan.type == "markdown":
-        title = f"{plan.id} · markdown"
+        title = Text(f"{plan.id} · markdown")
         body = Markdown(plan.content)
     else:
-        title = f"{plan.id} · file"
+        title = Text(f"{plan.id} · file")
         body = Text(plan.uri.removeprefix("file://"), style="underline")
     if plan.removed:
         return Panel(
             body,
-            title=f"{title} · removed",
+            title=title + " · removed",
             title_align="left",
             border_style="red",
             style="dim strike",

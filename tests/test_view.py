@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.console import Console
 
 from llm_plans.view import MARK_SECONDS, PlanBoard, ShownPlan, plain
@@ -150,3 +152,33 @@ def test_the_board_is_a_live_renderable() -> None:
     console = Console(record=True, width=60, force_terminal=True)
     console.print(board)
     assert "work · 0/1" in console.export_text()
+
+
+_SHOWN = st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp", "Cf", "Mn", "Me"))
+_IDS = st.one_of(
+    st.sampled_from(["[/]", "[red]x", "[bold]", "[/bold]", "[link=http://x]y", "\\[x]", ":smile:"]),
+    st.text(_SHOWN, min_size=1, max_size=20),
+    st.text(st.sampled_from("[]/\\=:#@ab"), min_size=1, max_size=20),
+)
+
+
+@given(plan_id=_IDS, content=_IDS, kind=st.sampled_from(["items", "markdown", "file"]))
+def test_ids_and_step_texts_are_shown_literally(plan_id: str, content: str, kind: str) -> None:
+    board = PlanBoard()
+    body: dict[str, object] = {"type": kind, "id": plan_id}
+    if kind == "items":
+        body["entries"] = [{"content": content, "priority": "high", "status": "in_progress"}]
+    elif kind == "markdown":
+        body["content"] = "notes"
+    else:
+        body["uri"] = "file:///p.md"
+    board.apply({"sessionUpdate": "plan_update", "plan": body})
+    console = Console(record=True, width=200, force_terminal=True)
+    console.print(board.render())
+    text = console.export_text()
+    assert f"{plan_id} · " in text  # every character of the id, none taken as markup
+    if kind == "items":
+        assert content in text
+    board.apply({"sessionUpdate": "plan_removed", "id": plan_id})
+    console.print(board.render())
+    assert f"{plan_id} · " in console.export_text()

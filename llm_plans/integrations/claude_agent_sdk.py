@@ -27,6 +27,14 @@ Install with `pip install "llm-plans[claude-agent-sdk]"`.
   call is (`_meta` `claudecode/toolUseId`), so the streamed call is finished, not applied
   twice; a tool that runs before the consumer reached its call waits for it, at most
   2 seconds, so read the messages to the end of each query.
+- Streams are kept per Claude session (`session_id`), per subagent (`parent_tool_use_id`)
+  and per tool use id: concurrent queries feeding one `PlanPreviews` never mix. A tool run
+  with other arguments than were streamed (a `PreToolUse` hook's `updatedInput`) applies
+  those, taking back the streamed previews. Previews of a call no tool ran are taken back
+  when its result comes without the tool (a denied permission, a hook's deny), when the
+  query's `ResultMessage` comes (an interrupt, an error), or on `await previews.aclose()`
+  (or leaving `async with PlanPreviews(session) as previews:`), for a consumer that stops
+  reading early.
 """
 
 from __future__ import annotations
@@ -36,7 +44,7 @@ from typing import Any
 
 try:
     import mcp.types
-    from claude_agent_sdk import McpSdkServerConfig
+    from claude_agent_sdk import McpSdkServerConfig, ResultMessage, ToolResultBlock, UserMessage
     from mcp.server import Server
 except ImportError as missing:  # the framework is an optional extra
     raise ImportError(
@@ -46,7 +54,7 @@ except ImportError as missing:  # the framework is an optional extra
 from .. import tools
 from .._errors import ConfigurationError
 from .._session import PlanSession
-from ._calls import SharedCalls, shared_calls
+from ._calls import Calls, Run, shared_calls
 
 __all__ = [
     "BUILTIN_PLAN_TOOLS",
@@ -90,7 +98,7 @@ def plan_server(session: PlanSession, *, key: str = "plans") -> McpSdkServerConf
             f"({plan_tool_names(key)[0]}, ...): create it with "
             f'PlanSession(..., tool_prefixes=("", "mcp__{key}__"))'
         )
-    calls = shared_calls(session, _FRAMEWORK)
+    calls = shared_calls(session, _FRAMEWORK, lagging=True)
     listed = [
         mcp.types.Tool.model_validate(
             {
@@ -104,7 +112,7 @@ def plan_server(session: PlanSession, *, key: str = "plans") -> McpSdkServerConf
     ]
 
     async def call(name: str, arguments: Any, meta: Any) -> mcp.types.CallToolResult:
-        result = await calls.run(_tool_use_id(meta), name, arguments)
+        result = await calls.apply(_tool_use_id(meta), name, arguments)
         return mcp.types.CallToolResult.model_validate(
             {"content": [{"type": "text", "text": result.content}], "isError": not result.ok}
         )
@@ -116,31 +124,63 @@ class PlanPreviews:
     """Streams plan steps to the client from the SDK's partial messages (`StreamEvent`s)."""
 
     def __init__(self, session: PlanSession) -> None:
-        self._calls: SharedCalls = shared_calls(session, _FRAMEWORK)
+        self._calls: Calls = shared_calls(session, _FRAMEWORK, lagging=True)
         self._calls.previewing = True
+        # (session id, the tool use a subagent runs under or None) -> the calls it streams
+        self._runs: dict[tuple[str | None, str | None], Run] = {}
 
     async def on_message(self, message: Any) -> None:
         """Take one message as `query()` or `ClaudeSDKClient` yields it; others are ignored."""
+        if isinstance(message, ResultMessage):  # the query is over: no tool runs any more
+            for scope in [s for s in self._runs if s[0] == message.session_id]:
+                await self._runs.pop(scope).end()
+            return
+        if isinstance(message, UserMessage):
+            if isinstance(message.content, list):
+                for answer in message.content:
+                    if isinstance(answer, ToolResultBlock):  # answered: no tool runs it now
+                        for each in list(self._runs.values()):
+                            await each.end_call(answer.tool_use_id)
+            return
         event = getattr(message, "event", None)
         if not isinstance(event, Mapping):
             return
         # Subagents stream too: their blocks are told apart by the tool use they run under.
-        scope = getattr(message, "parent_tool_use_id", None)
+        scope = (getattr(message, "session_id", None), getattr(message, "parent_tool_use_id", None))
+        self._calls.stream_seen()
         kind = event.get("type")
         if kind == "message_start":
-            if scope is None:
-                await self._calls.reset()
-        elif kind == "content_block_start":
+            # A new response of this scope: the calls of its earlier ones have run by now.
+            earlier = self._runs.pop(scope, None)
+            if earlier is not None:
+                await earlier.end()
+            return
+        run = self._runs.get(scope)
+        if run is None:
+            run = self._runs[scope] = self._calls.run()
+        index = event.get("index")
+        if kind == "content_block_start":
             block = event.get("content_block") or {}
             if block.get("type") == "tool_use":
-                key = (scope, event.get("index"))
-                await self._calls.start(key, str(block.get("id")), str(block.get("name")))
+                await run.start(index, str(block.get("id")), str(block.get("name")))
         elif kind == "content_block_delta":
             delta = event.get("delta") or {}
             if delta.get("type") == "input_json_delta":
-                await self._calls.feed((scope, event.get("index")), delta.get("partial_json", ""))
+                await run.feed(index, delta.get("partial_json", ""))
         elif kind == "content_block_stop":
-            self._calls.done((scope, event.get("index")))
+            run.done(index)
+
+    async def aclose(self) -> None:
+        """Stop previewing: the previews of every call no tool ran yet are taken back."""
+        runs, self._runs = self._runs, {}
+        for run in runs.values():
+            await run.end()
+
+    async def __aenter__(self) -> PlanPreviews:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
 
 def _tool_use_id(meta: Any) -> str | None:

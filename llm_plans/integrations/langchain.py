@@ -14,6 +14,13 @@ Install with `pip install "llm-plans[langchain]"`.
   while the model writes them; the tool then finishes the streamed call instead of applying
   it again, and a call the model left malformed (LangChain's `invalid_tool_calls`, which no
   tool runs) is rolled back.
+- Streams are kept per model run (the callback's `run_id`) and per tool call id, so
+  concurrent graph runs sharing one `PlanPreviews` and one set of tools never mix. A tool run
+  with other arguments than were streamed (a human's review edit through `update_state`)
+  applies those, taking back the streamed previews. When the outermost run the callback
+  sees ends (the graph's `ainvoke` / `astream` returns, raises, or stops at an interrupt for
+  review), the previews of its calls that no tool ran are taken back; a call approved later
+  applies when its tool runs, with the arguments it runs with.
 
 The tools are async only: run the graph with `ainvoke` / `astream`.
 """
@@ -25,7 +32,7 @@ from typing import Any
 from uuid import UUID
 
 try:
-    from langchain_core.callbacks import AsyncCallbackHandler
+    from langchain_core.callbacks import AsyncCallbackHandler, AsyncCallbackManagerForToolRun
     from langchain_core.messages import AIMessage, AIMessageChunk, ToolCall
     from langchain_core.outputs import ChatGenerationChunk, LLMResult
     from langchain_core.runnables import RunnableConfig
@@ -38,9 +45,11 @@ from pydantic import ConfigDict
 
 from .. import tools
 from .._session import PlanSession
-from ._calls import CallFeeder, run_call
+from ._calls import Calls, Run, shared_calls
 
 __all__ = ["PlanPreviews", "PlanTool", "plan_tools"]
+
+_FRAMEWORK = "langchain"
 
 # The id of the tool call being run: LangChain passes it to `ainvoke` but not to `_arun`.
 _CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("call_id", default=None)
@@ -67,8 +76,14 @@ class PlanTool(BaseTool):
         finally:
             _CALL_ID.reset(token)
 
-    async def _arun(self, **arguments: Any) -> str:
-        result = await run_call(self.session, _CALL_ID.get(), self.name, arguments)
+    async def _arun(
+        self, run_manager: AsyncCallbackManagerForToolRun | None = None, **arguments: Any
+    ) -> str:
+        calls = shared_calls(self.session, _FRAMEWORK)
+        # The graph run this tool runs in, as `PlanPreviews` saw it start: its streams only.
+        run = calls.runs_of.pop(run_manager.run_id, None) if run_manager is not None else None
+        runs = None if run is None else [run]
+        result = await calls.apply(_CALL_ID.get(), self.name, arguments, runs=runs)
         if not result.ok:
             raise ToolException(result.content)
         return result.content
@@ -94,8 +109,83 @@ class PlanPreviews(AsyncCallbackHandler):
     """A callback that streams plan steps to the client while a chat model writes them."""
 
     def __init__(self, session: PlanSession) -> None:
-        self._feeder = CallFeeder(session)
-        self._calls: dict[UUID, dict[int, str]] = {}  # model run -> stream index -> call id
+        self._calls: Calls = shared_calls(session, _FRAMEWORK)
+        self._parents: dict[UUID, UUID | None] = {}  # runs under way -> their parent runs
+        self._runs: dict[UUID, Run] = {}  # outermost run -> the plan calls streamed under it
+        self._models: dict[UUID, dict[int, str]] = {}  # model run -> stream index -> call id
+
+    def _run(self, run_id: UUID) -> Run:
+        root = run_id
+        while self._parents.get(root) is not None:
+            root = self._parents[root] or root
+        run = self._runs.get(root)
+        if run is None:
+            run = self._runs[root] = self._calls.run()
+        return run
+
+    async def on_chain_start(
+        self,
+        serialized: Any,
+        inputs: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self._parents[run_id] = parent_run_id
+
+    async def on_chat_model_start(
+        self,
+        serialized: Any,
+        messages: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self._parents[run_id] = parent_run_id
+
+    async def on_llm_start(
+        self,
+        serialized: Any,
+        prompts: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self._parents[run_id] = parent_run_id
+
+    async def on_tool_start(
+        self,
+        serialized: Any,
+        input_str: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        # The tool finds the streams of its own graph run by this (PlanTool._arun).
+        if parent_run_id is not None and parent_run_id in self._parents:
+            self._calls.runs_of[run_id] = self._run(parent_run_id)
+
+    async def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        self._calls.runs_of.pop(run_id, None)
+
+    async def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        self._calls.runs_of.pop(run_id, None)
+
+    async def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        await self._ended(run_id)
+
+    async def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        await self._ended(run_id)
+
+    async def _ended(self, run_id: UUID) -> None:
+        self._parents.pop(run_id, None)
+        run = self._runs.pop(run_id, None)
+        if run is not None:  # an outermost run: what no tool ran by now, none will
+            await run.end()
 
     async def on_llm_new_token(
         self,
@@ -110,27 +200,39 @@ class PlanPreviews(AsyncCallbackHandler):
         message = chunk.message
         if not isinstance(message, AIMessageChunk):
             return
-        calls = self._calls.setdefault(run_id, {})
+        run = self._run(run_id)
+        calls = self._models.setdefault(run_id, {})
         for piece in message.tool_call_chunks:
             index = piece.get("index") or 0
             key = (run_id, index)
             if piece.get("id") and piece.get("name"):
                 calls[index] = str(piece["id"])
-                await self._feeder.start(key, str(piece["id"]), str(piece["name"]))
-            await self._feeder.feed(key, piece.get("args") or "")
+                await run.start(key, str(piece["id"]), str(piece["name"]))
+            await run.feed(key, piece.get("args") or "")
 
     async def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
-        calls = self._calls.pop(run_id, {})
+        calls = self._models.pop(run_id, {})
         valid: set[str] = set()
         for generations in response.generations:
             for generation in generations:
                 message = getattr(generation, "message", None)
                 if isinstance(message, AIMessage):
                     valid.update(str(call["id"]) for call in message.tool_calls)
+        run = self._run(run_id)
         for index, call_id in calls.items():
             if call_id not in valid:  # malformed: no tool will run it
-                await self._feeder.drop((run_id, index))
+                await run.drop((run_id, index))
+        self._leave(run_id)
 
     async def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        for index in self._calls.pop(run_id, {}):
-            await self._feeder.drop((run_id, index))
+        run = self._run(run_id)
+        for index in self._models.pop(run_id, {}):
+            await run.drop((run_id, index))
+        self._leave(run_id)
+
+    def _leave(self, run_id: UUID) -> None:
+        # A model run seen without its outer runs (the callback given to the model alone):
+        # its tools run after it, so its streams stay for them, registered with the session's
+        # calls, rather than ended here.
+        self._parents.pop(run_id, None)
+        self._runs.pop(run_id, None)

@@ -12,13 +12,20 @@ Install with `pip install "llm-plans[openai-agents]"`.
   telling the previews to leave that call alone. Once a session's previews have seen a
   stream, its tools expect one: keep `PlanPreviews` to streamed runs (`Runner.run_streamed`)
   consumed to the end, or a call may wait up to 2 seconds for it.
+- One `PlanPreviews` per run: its streams are that run's, keyed by item and call id, so
+  concurrent runs on one session never mix. A tool run with other arguments than were
+  streamed applies those, taking back the streamed previews. Previews of a call no tool ran
+  are taken back when its output comes without the tool (a rejected approval), when the
+  run's next response starts, or on `await previews.aclose()` (or leaving
+  `async with PlanPreviews(session) as previews:`) once the run's events end or the run is
+  cancelled.
 
 Example:
     agent = Agent(name="coder", instructions=..., tools=plan_tools(session))
     result = Runner.run_streamed(agent, "fix the parser")
-    previews = PlanPreviews(session)
-    async for event in result.stream_events():
-        await previews.on_event(event)
+    async with PlanPreviews(session) as previews:
+        async for event in result.stream_events():
+            await previews.on_event(event)
 """
 
 from __future__ import annotations
@@ -35,7 +42,7 @@ except ImportError as missing:  # the framework is an optional extra
 
 from .. import tools
 from .._session import PlanSession
-from ._calls import shared_calls
+from ._calls import Calls, shared_calls
 
 __all__ = ["PlanPreviews", "plan_tools"]
 
@@ -44,10 +51,10 @@ _FRAMEWORK = "openai-agents"
 
 def plan_tools(session: PlanSession) -> list[FunctionTool]:
     """The three plan tools as strict `FunctionTool`s running on `session`."""
-    calls = shared_calls(session, _FRAMEWORK)
+    calls = shared_calls(session, _FRAMEWORK, lagging=True)
 
     async def invoke(context: ToolContext[Any], arguments: str) -> str:
-        result = await calls.run(context.tool_call_id, context.tool_name, arguments)
+        result = await calls.apply(context.tool_call_id, context.tool_name, arguments)
         return result.content
 
     return [
@@ -63,28 +70,53 @@ def plan_tools(session: PlanSession) -> list[FunctionTool]:
 
 
 class PlanPreviews:
-    """Streams plan steps to the client from `Runner.run_streamed(...).stream_events()`."""
+    """Streams plan steps to the client from `Runner.run_streamed(...).stream_events()`.
+
+    One per run: its streamed calls are that run's alone.
+    """
 
     def __init__(self, session: PlanSession) -> None:
-        self._calls = shared_calls(session, _FRAMEWORK)
+        self._calls: Calls = shared_calls(session, _FRAMEWORK, lagging=True)
         self._calls.previewing = True
+        self._run = self._calls.run()
 
     async def on_event(self, event: Any) -> None:
         """Take one stream event as the run yields it (others than raw responses are ignored)."""
-        if getattr(event, "type", None) != "raw_response_event":
+        kind = getattr(event, "type", None)
+        if kind == "run_item_stream_event":
+            if getattr(event, "name", None) == "tool_output":  # answered: no tool runs it now
+                raw = getattr(event.item, "raw_item", None)
+                call_id = (raw or {}).get("call_id") if isinstance(raw, dict | None) else None
+                call_id = call_id or getattr(raw, "call_id", None)
+                if isinstance(call_id, str):
+                    await self._run.end_call(call_id)
+            return
+        if kind != "raw_response_event":
             return
         data = event.data
         kind = getattr(data, "type", None)
+        self._calls.stream_seen()
         if kind == "response.created":
-            await self._calls.reset()
+            # A new response: the calls of the run's earlier ones have run by now.
+            await self._run.end()
         elif kind == "response.output_item.added":
             item = data.item
             if getattr(item, "type", None) == "function_call":
-                await self._calls.start(item.id, item.call_id, item.name)
-                await self._calls.feed(item.id, item.arguments or "")
+                await self._run.start(item.id, item.call_id, item.name)
+                await self._run.feed(item.id, item.arguments or "")
         elif kind == "response.function_call_arguments.delta":
-            await self._calls.feed(data.item_id, data.delta)
+            await self._run.feed(data.item_id, data.delta)
         elif kind == "response.function_call_arguments.done":
-            self._calls.done(data.item_id)
+            self._run.done(data.item_id)
         elif kind == "response.output_item.done":
-            self._calls.done(data.item.id)
+            self._run.done(data.item.id)
+
+    async def aclose(self) -> None:
+        """The run is over: the previews of every call no tool ran are taken back."""
+        await self._run.end()
+
+    async def __aenter__(self) -> PlanPreviews:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

@@ -19,8 +19,11 @@ Install with `pip install "llm-plans[pydantic-ai]"`.
   `event_stream_handler=toolset.event_stream_handler` to `agent.run`, or call
   `await toolset.on_event(event)` from your own handler). The run then streams, steps reach the
   client while the model writes them, and running the tool finishes the streamed call instead
-  of applying it again. A call streamed by a run that never ran its tool is aborted (rolled
-  back on the client) when the toolset's next run starts.
+  of applying it again. Streams are kept per run (`RunContext.run_id`) and per tool call id,
+  so concurrent runs sharing one toolset never mix. A tool run with other arguments than
+  were streamed applies those, taking back the streamed previews; a call streamed by a run
+  that never ran its tool (the run ended, failed or was cancelled first) is aborted, rolled
+  back on the client, when that run ends.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ try:
     from pydantic_ai.capabilities import AbstractCapability
     from pydantic_ai.exceptions import ToolFailed
     from pydantic_ai.messages import PartDeltaEvent, PartStartEvent, ToolCallPart, ToolCallPartDelta
-    from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
+    from pydantic_ai.toolsets import AbstractToolset, ToolsetTool, WrapperToolset
 except ImportError as missing:  # the framework is an optional extra
     raise ImportError(
         f'{missing}; install it with: pip install "llm-plans[pydantic-ai]"'
@@ -42,7 +45,7 @@ except ImportError as missing:  # the framework is an optional extra
 
 from .. import tools
 from .._session import PlanSession
-from ._calls import CallFeeder, run_call
+from ._calls import Calls, Run
 
 __all__ = ["PlanToolset"]
 
@@ -83,18 +86,43 @@ class PlanToolset(AbstractToolset[Any]):
         self.session = session
         self._strict = strict
         self._id = id
-        self._feeder = CallFeeder(session)
-        self._parts: dict[int, _Part] = {}  # stream index -> the tool call part so far
+        self._calls = Calls(session)
+        self._runs: dict[str | None, _RunStream] = {}  # run id -> its streamed plan calls
 
     @property
     def id(self) -> str | None:
         return self._id
 
     async def for_run(self, ctx: RunContext[Any]) -> AbstractToolset[Any]:
-        # Calls streamed by an earlier run that never ran their tool must not linger.
-        await self._feeder.reset()
-        self._parts.clear()
-        return self
+        # The run's own toolset: entered for the run alone, and left when it ends however it
+        # ends, which is when its streamed calls that never ran are taken back.
+        if not self._runs.keys() - {None}:
+            await self._end_unowned()  # fed without a run context, by a run that is over
+        self._stream(ctx.run_id).users += 1
+        return _RunToolset(self, ctx.run_id)
+
+    def _stream(self, run_id: str | None) -> _RunStream:
+        stream = self._runs.get(run_id)
+        if stream is None:
+            stream = self._runs[run_id] = _RunStream(self._calls.run())
+        return stream
+
+    async def _end(self, run_id: str | None) -> None:
+        stream = self._runs.get(run_id)
+        if stream is not None:
+            stream.users -= 1
+            if stream.users <= 0:
+                del self._runs[run_id]
+                await stream.run.end()
+        if not self._runs.keys() - {None}:
+            await self._end_unowned()
+
+    async def _end_unowned(self) -> None:
+        # Events fed without a run context belong to no known run: they end when no run is on.
+        unowned = self._runs.get(None)
+        if unowned is not None and unowned.users <= 0:
+            del self._runs[None]
+            await unowned.run.end()
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
         return {
@@ -116,7 +144,10 @@ class PlanToolset(AbstractToolset[Any]):
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
     ) -> str:
-        result = await run_call(self.session, ctx.tool_call_id, name, tool_args[_RAW])
+        runs = (self._runs.get(ctx.run_id), self._runs.get(None))
+        result = await self._calls.apply(
+            ctx.tool_call_id, name, tool_args[_RAW], runs=[r.run for r in runs if r is not None]
+        )
         if not result.ok:
             raise ToolFailed(result.content)
         return result.content
@@ -128,37 +159,75 @@ class PlanToolset(AbstractToolset[Any]):
     async def event_stream_handler(self, ctx: RunContext[Any], events: AsyncIterable[Any]) -> None:
         """An `event_stream_handler` for `Agent(...)` or `agent.run(...)`: live plan previews."""
         async for event in events:
-            await self.on_event(event)
+            await self.on_event(event, ctx)
 
-    async def on_event(self, event: Any) -> None:
-        """Take one event of the agent's stream; plan calls' arguments are fed as they grow."""
+    async def on_event(self, event: Any, ctx: RunContext[Any] | None = None) -> None:
+        """Take one event of the agent's stream; plan calls' arguments are fed as they grow.
+
+        Pass the run's `ctx` (an event stream handler gets it): streams are kept per run.
+        Without it, events count as one run's, whose calls end with the last run.
+        """
+        stream = self._stream(ctx.run_id if ctx is not None else None)
+        run, parts = stream.run, stream.parts
         if isinstance(event, PartStartEvent):
-            await self._feeder.drop(event.index)
-            self._parts.pop(event.index, None)
+            await run.drop(event.index)
+            parts.pop(event.index, None)
             if isinstance(event.part, ToolCallPart):
                 part = event.part
-                self._parts[event.index] = _Part(part.tool_name, part.tool_call_id)
-                await self._feeder.start(event.index, part.tool_call_id, part.tool_name)
-                await self._grow(event.index, part.args)
+                parts[event.index] = _Part(part.tool_name, part.tool_call_id)
+                await run.start(event.index, part.tool_call_id, part.tool_name)
+                await _grow(run, parts, event.index, part.args)
         elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, ToolCallPartDelta):
             delta = event.delta
-            known = self._parts.get(event.index)
+            known = parts.get(event.index)
             if known is None:
                 return
             if delta.tool_name_delta or delta.tool_call_id not in (None, known.call_id):
                 # The name or id is only now complete: start over with what is known so far.
                 known.name += delta.tool_name_delta or ""
                 known.call_id = delta.tool_call_id or known.call_id
-                await self._feeder.start(event.index, known.call_id, known.name)
-                await self._feeder.feed(event.index, "".join(known.fragments))
-            await self._grow(event.index, delta.args_delta)
+                await run.start(event.index, known.call_id, known.name)
+                await run.feed(event.index, "".join(known.fragments))
+            await _grow(run, parts, event.index, delta.args_delta)
 
-    async def _grow(self, index: int, args: Any) -> None:
-        if isinstance(args, str):
-            self._parts[index].fragments.append(args)
-            await self._feeder.feed(index, args)
-        elif args:
-            await self._feeder.drop(index)  # decoded arguments: the tool run applies them
+
+async def _grow(run: Run, parts: dict[int, _Part], index: int, args: Any) -> None:
+    if isinstance(args, str):
+        parts[index].fragments.append(args)
+        await run.feed(index, args)
+    elif args:
+        await run.drop(index)  # decoded arguments: the tool run applies them
+
+
+@dataclass
+class _RunStream:
+    """One run's streamed plan calls, and its tool call parts as streamed so far."""
+
+    run: Run
+    parts: dict[int, _Part] = field(default_factory=dict)  # stream index -> the part
+    users: int = 0  # entries into the run (for_run calls) not yet left
+
+
+@dataclass
+class _RunToolset(WrapperToolset[Any]):
+    """A `PlanToolset` as one run uses it: leaving it ends the run's streams."""
+
+    run_id: str | None = None
+
+    @property
+    def id(self) -> str | None:
+        return self.wrapped.id
+
+    async def for_run(self, ctx: RunContext[Any]) -> AbstractToolset[Any]:
+        return self
+
+    async def __aexit__(self, *args: Any) -> bool | None:
+        try:
+            return await self.wrapped.__aexit__(*args)
+        finally:
+            owner = self.wrapped
+            assert isinstance(owner, PlanToolset)
+            await owner._end(self.run_id)
 
 
 @dataclass
@@ -181,5 +250,5 @@ class _Previews(AbstractCapability[Any]):
     ) -> AsyncIterable[Any]:
         # In line rather than in a task: every fragment is fed before the tools run.
         async for event in stream:
-            await self.toolset.on_event(event)
+            await self.toolset.on_event(event, ctx)
             yield event

@@ -32,13 +32,22 @@ from acp.schema import (
 from coding_agent_lib.cli import REFUSED, choose_backend, parse_args, refusal, resolve_api
 from coding_agent_lib.models import Backend
 from coding_agent_lib.retries import endpoint, trouble
-from coding_agent_lib.store import DamagedSnapshot, PlanStore
+from coding_agent_lib.store import DamagedSnapshot, PlanStore, Saver
 from coding_agent_lib.workspace import Workspace
 
-from llm_plans import ClientCapabilitiesRecorder, PlanSession, acp_send
+from llm_plans import ClientCapabilitiesRecorder, PlanSession, SkippedPlan, acp_send
 
 # A loop that has not finished after this many model replies is stuck, not working.
 MAX_REPLIES = 40
+# A session/load notice names this many left-out plans, then how many more.
+MAX_NAMED_SKIPPED = 10
+# The result a tool call gets when the turn is cancelled before it ran or finished: every
+# call needs one, or the model API refuses the conversation at the next prompt.
+CANCELLED = "Cancelled: the user stopped the turn before this call finished."
+
+
+class ModelAPIFailed(Exception):
+    """The model API failed for good; the message is what the user was told."""
 
 
 # Re-exported: the command line and model choice live in coding_agent_lib/cli.py.
@@ -50,6 +59,7 @@ class CodingAgent:
         self._args = args
         self._recorder = recorder
         self._store = PlanStore(Path(args.data_dir))
+        self._saver = Saver(self._store)
         self._sessions: dict[str, tuple[PlanSession, Workspace, Backend]] = {}
         self._turns: dict[str, asyncio.Task[str]] = {}
         self._conn: Any = None
@@ -65,12 +75,20 @@ class CodingAgent:
 
     def _open(self, session_id: str, cwd: str) -> PlanSession:
         caps = self._recorder.capabilities or {}
+        send = acp_send(self._conn)
+
+        async def send_saved(params: dict[str, Any]) -> None:
+            # Commits are saved off the loop; the client hears of none not yet on disk, so
+            # what it shows, a restarted agent's session/load shows too.
+            await self._saver.flushed()
+            await send(params)
+
         plans = PlanSession(
-            acp_send(self._conn),
+            send_saved,
             session_id=session_id,
             client_capabilities=caps,
             workspace=cwd,
-            on_commit=lambda s: self._store.save(session_id, cwd, s.snapshot()),
+            on_commit=lambda s: self._saver.save(session_id, cwd, s.snapshot()),
         )
         workspace = Workspace(self._conn, session_id, cwd, caps)
         self._sessions[session_id] = (plans, workspace, choose_backend(self._args))
@@ -84,11 +102,11 @@ class CodingAgent:
     async def load_session(self, cwd: str, session_id: str, **_: Any) -> LoadSessionResponse:
         plans = self._open(session_id, cwd)
         try:
-            snapshot = self._store.load(session_id)
-            if snapshot is not None:
-                plans.restore(snapshot)
-        # restore() validates a snapshot written by any version, or damaged on disk: whatever
-        # it raises, the session opens without the plans and the user is told why.
+            snapshot = await self._saver.load(session_id)
+            skipped = [] if snapshot is None else plans.restore(snapshot, partial=True)
+        # A plan that no longer validates (its file moved out of the project) is skipped
+        # above; what still raises is not a snapshot at all (damaged on disk, an unknown
+        # version): the session opens without plans and the user is told why.
         except Exception as exc:
             reason = (
                 str(exc) if isinstance(exc, DamagedSnapshot) else f"{type(exc).__name__}: {exc}"
@@ -101,6 +119,8 @@ class CodingAgent:
             )
             return LoadSessionResponse()
         await plans.replay()
+        if skipped:
+            await self._say(session_id, skipped_notice(skipped))
         return LoadSessionResponse()
 
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
@@ -113,11 +133,17 @@ class CodingAgent:
             if turn.cancelled():
                 return PromptResponse(stop_reason="cancelled")
             raise
+        except ModelAPIFailed as exc:
+            # An error response, not a stop reason: the client (and acpx's exit code) can
+            # tell a turn that failed from one that ended.
+            raise acp.RequestError(-32603, str(exc), {"reason": "model_api_failed"}) from None
         finally:
-            self._turns.pop(session_id, None)
+            if self._turns.get(session_id) is turn:
+                del self._turns[session_id]
 
     async def cancel(self, session_id: str, **_: Any) -> None:
-        turn = self._turns.get(session_id)
+        # Once: a second session/cancel must not interrupt the first one's clean-up.
+        turn = self._turns.pop(session_id, None)
         if turn is not None:
             turn.cancel()
 
@@ -138,30 +164,62 @@ class CodingAgent:
                 reply = await backend.reply(plans, say)
                 if not reply.uses:
                     return "end_turn"
-                results = []
-                for use in reply.uses:
-                    if use.id in reply.plan_results:
-                        results.append(reply.plan_results[use.id])
-                    else:
-                        output, ok = await workspace.run(use.name, use.arguments)
-                        results.append(backend.result(use, output, ok))
-                backend.add_results(results)
+                done = dict(reply.plan_results)
+                try:
+                    for use in reply.uses:
+                        if use.id not in done:
+                            output, ok = await workspace.run(use.name, use.arguments)
+                            done[use.id] = backend.result(use, output, ok)
+                finally:
+                    unanswered = [u for u in reply.uses if u.id not in done]
+                    done.update({u.id: backend.result(u, CANCELLED, False) for u in unanswered})
+                    backend.add_results([done[u.id] for u in reply.uses])
             await say(f"\nStopped after {MAX_REPLIES} model replies without finishing.")
             return "max_turn_requests"
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # the model API failed for good: tell the user, end the turn
+        except Exception as exc:  # the model API failed for good: tell the user, fail the turn
             url = endpoint(exc) or backend.endpoint
             what = trouble(exc)
-            await say(
-                f"\n{what[0].upper()}{what[1:]}: {url} failed ({type(exc).__name__}: {exc}). "
+            message = (
+                f"{what[0].upper()}{what[1:]}: {url} failed ({type(exc).__name__}: {exc}). "
                 "Check the key, model name, base URL and network, then try again."
             )
-            return "end_turn"
+            await say(f"\n{message}")
+            raise ModelAPIFailed(message) from exc
+        finally:
+            # A broken stream or a cancelled turn leaves no half-written plan on the client
+            # (each backend aborts its own; this also catches the scripted model's).
+            await plans.abort_all()
 
     async def cancel_all(self) -> None:
-        for turn in self._turns.values():
-            turn.cancel()
+        for session_id in list(self._turns):
+            await self.cancel(session_id)
+
+
+def skipped_notice(skipped: list[SkippedPlan]) -> str:
+    """What the user hears about saved plans session/load left out, and why."""
+    count = len(skipped)
+    head = (
+        "1 saved plan of this session could not be restored and was left out:"
+        if count == 1
+        else f"{count} saved plans of this session could not be restored and were left out:"
+    )
+    lines = [
+        f"- {'plan ' + repr(s.id) if s.id is not None else f'plans[{s.index}]'}: {_why(s.reason)}"
+        for s in skipped[:MAX_NAMED_SKIPPED]
+    ]
+    if count > MAX_NAMED_SKIPPED:
+        lines.append(f"- and {count - MAX_NAMED_SKIPPED} more")
+    return "\n".join([head, *lines]) + "\n"
+
+
+def _why(reason: str) -> str:
+    # A reason is the rejection a model would get ("create_plan was not applied ...", a
+    # "- field: problem" line each, "Fix the errors and call create_plan again."); the
+    # user needs only the problems.
+    problems = [line[2:] for line in reason.splitlines() if line.startswith("- ")]
+    return " ".join(problems) if problems else reason
 
 
 async def main(argv: list[str] | None = None, prog: str | None = None) -> int:

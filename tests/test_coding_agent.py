@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import acp
 import coding_agent
 import pytest
 from agent_client import (
@@ -21,10 +23,14 @@ from agent_client import (
     run_prompt,
     sample_project,
 )
+from agent_pipe import piped
 from coding_agent_lib import retries
+from coding_agent_lib.models import Backend, OnText, OpenAIChat, Reply, ToolUse
 from spec_shapes import check
+from wire import chat_stream
 
-from llm_plans import ClientCapabilitiesRecorder
+from llm_plans import ClientCapabilitiesRecorder, PlanSession
+from llm_plans.testing import Broken, FakeModelAPI, client_view, openai_client
 
 
 @pytest.mark.parametrize("form", sorted(CAPS))
@@ -250,9 +256,10 @@ async def test_an_unreachable_api_is_announced_while_retrying(
     conn = Conn()
     agent.on_connect(conn)
     session = await agent.new_session(cwd=str(tmp_path))
-    response = await agent.prompt(session.session_id, prompt_block("hi"))
-    assert response.stop_reason == "end_turn"
+    with pytest.raises(acp.RequestError) as failed:
+        await agent.prompt(session.session_id, prompt_block("hi"))
     said = conn.said
+    assert str(failed.value) in said  # the error the client gets is what the user was told
     notices = [line for line in said.splitlines() if "retrying" in line]
     assert notices == [f"model API unreachable, retrying in 0 s ({n}/5)" for n in range(2, 6)]
     assert f"Model API unreachable: {base_url}/chat/completions failed" in said
@@ -287,3 +294,171 @@ async def test_after_a_refusal_the_next_prompt_retries_the_step(tmp_path: Path) 
     removed = [u["planId"] for u in client.plan_updates if u["sessionUpdate"] == "plan_removed"]
     assert removed == ["design", "plan-1", "follow-ups", "design"]
     assert "Starting over." in client.said
+
+
+# ---- a turn's life: failing, cancelled -------------------------------------------------------
+
+PLAN = json.dumps(
+    {
+        "type": "items",
+        "id": "plan-1",
+        "entries": [
+            {"content": f"Step {n} of the work", "priority": None, "status": None}
+            for n in range(1, 6)
+        ],
+        "content": None,
+        "uri": None,
+    }
+)
+
+
+def _plan_then_broken() -> Broken:
+    """A chat reply that writes half of create_plan(plan-1), then the connection drops."""
+    body = chat_stream([("call_p", "create_plan", PLAN)])
+    return Broken(body, after=len(body.split(b"\n\n")) // 2)
+
+
+async def test_a_model_api_failure_answers_the_prompt_with_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The client gets a JSON-RPC error it can act on (acpx exits non-zero), the user the
+    same words, and the half-written plan is gone from the client's view."""
+    api = FakeModelAPI(_plan_then_broken())
+    client = Client()
+    backend = lambda: OpenAIChat(openai_client(api), "gpt-4.1", "system")  # noqa: E731
+    async with piped(client, tmp_path / "data", backend, monkeypatch) as (conn, agent):
+        session = await conn.new_session(cwd=str(tmp_path))
+        with pytest.raises(acp.RequestError) as failed:
+            await conn.prompt(session_id=session.session_id, prompt=prompt_block("plan"))
+        plans = agent._sessions[session.session_id][0]
+    assert failed.value.code == -32603
+    assert str(failed.value).startswith("Model API unreachable: https://api.openai.com/v1/")
+    assert "Check the key, model name, base URL and network" in str(failed.value)
+    assert str(failed.value) in client.said
+    assert any(u["sessionUpdate"] == "plan_update" for u in client.plan_updates)
+    assert client_view(client.plan_updates) == {}
+    assert dict(plans.plans) == {}
+
+
+class Stalling(Backend):
+    """A model that writes part of a plan (or asks for a command) and then stalls until the
+    turn is cancelled; asked again, it creates the plan whole and stops."""
+
+    def __init__(self, first: str) -> None:
+        self.first = first
+        self.replies = 0
+        self.results: list[Any] = []
+        self.answers: list[dict[str, Any]] = []
+
+    def add_user(self, text: str) -> None:
+        pass
+
+    async def reply(self, plans: PlanSession, on_text: OnText) -> Reply:
+        self.replies += 1
+        if self.replies == 1 and self.first == "plan":
+            await plans.feed("call_1", "create_plan", PLAN[: len(PLAN) * 2 // 3])
+            await asyncio.Event().wait()
+        if self.replies == 1:
+            command = json.dumps({"command": "echo $$ > shell.pid; sleep 1000"})
+            return Reply([ToolUse("call_c", "run_command", command)])
+        self.results.append(await plans.call("create_plan", PLAN))
+        return Reply()
+
+    def result(self, use: ToolUse, text: str, ok: bool) -> dict[str, Any]:
+        return {"id": use.id, "text": text, "ok": ok}
+
+    def add_results(self, results: list[dict[str, Any]]) -> None:
+        self.answers += results
+
+
+async def test_a_cancelled_turn_takes_back_its_half_written_plan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = Stalling("plan")
+    client = Client()
+    async with piped(client, tmp_path / "data", lambda: model, monkeypatch) as (conn, agent):
+        session = await conn.new_session(cwd=str(tmp_path))
+        sid = session.session_id
+        turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=prompt_block("go")))
+        while not client.plan_updates:  # the client shows part of plan-1
+            await asyncio.sleep(0.01)
+        await conn.cancel(session_id=sid)
+        assert (await turn).stop_reason == "cancelled"
+        plans = agent._sessions[sid][0]
+        assert client_view(client.plan_updates) == {}
+        assert dict(plans.plans) == {}
+        # the next turn creates plan-1 again: the cancelled call holds nothing
+        assert (await conn.prompt(session_id=sid, prompt=prompt_block("go"))).stop_reason == (
+            "end_turn"
+        )
+    assert model.results[0].ok, model.results[0].content
+    assert list(client_view(client.plan_updates)) == ["plan-1"]
+
+
+async def test_a_cancelled_turn_kills_its_command_and_answers_the_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = Stalling("command")
+    client = Client()
+    async with piped(client, tmp_path / "data", lambda: model, monkeypatch) as (conn, _agent):
+        session = await conn.new_session(cwd=str(tmp_path))
+        sid = session.session_id
+        turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=prompt_block("go")))
+        pid_file = tmp_path / "shell.pid"
+        while not pid_file.exists() or not pid_file.read_text().strip():
+            await asyncio.sleep(0.01)
+        await conn.cancel(session_id=sid)
+        await conn.cancel(session_id=sid)  # twice: the second must not cut the first short
+        assert (await turn).stop_reason == "cancelled"
+    shell = int(pid_file.read_text())
+    assert await _until_gone(shell)
+    # the model's conversation stays valid: its call got an answer
+    assert model.answers == [{"id": "call_c", "text": coding_agent.CANCELLED, "ok": False}]
+    assert client.permissions == ["Run `echo $$ > shell.pid; sleep 1000`"]
+
+
+async def test_a_cancelled_chat_turn_leaves_a_conversation_the_api_accepts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenAI refuses a conversation with a tool call that has no tool message: the next
+    prompt's request carries the cancelled call's answer."""
+    command = json.dumps({"command": "echo $$ > shell.pid; sleep 1000"})
+    api = FakeModelAPI(
+        chat_stream([("call_c", "run_command", command)]),
+        chat_stream([], finish="stop"),
+    )
+    client = Client()
+    backend = lambda: OpenAIChat(openai_client(api), "gpt-4.1", "system")  # noqa: E731
+    async with piped(client, tmp_path / "data", backend, monkeypatch) as (conn, _agent):
+        session = await conn.new_session(cwd=str(tmp_path))
+        sid = session.session_id
+        turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=prompt_block("go")))
+        pid_file = tmp_path / "shell.pid"
+        while not pid_file.exists() or not pid_file.read_text().strip():
+            await asyncio.sleep(0.01)
+        await conn.cancel(session_id=sid)
+        assert (await turn).stop_reason == "cancelled"
+        await conn.prompt(session_id=sid, prompt=prompt_block("go on"))
+    messages = api.requests[1]["messages"]
+    roles = [m["role"] for m in messages]
+    assert roles == ["system", "user", "assistant", "tool", "user"]
+    assert messages[3] == {
+        "role": "tool",
+        "tool_call_id": "call_c",
+        "content": coding_agent.CANCELLED,
+    }
+    assert await _until_gone(int(pid_file.read_text()))
+
+
+async def _until_gone(pid: int) -> bool:
+    """Whether the process exits (a zombie has); a SIGKILL lands when the kernel next runs
+    the process, so this looks again for a while before saying it did not."""
+    for _ in range(3000):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except FileNotFoundError:
+            return True
+        if stat.rsplit(")", 1)[1].split()[0] == "Z":
+            return True
+        await asyncio.sleep(0.01)
+    return False

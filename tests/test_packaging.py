@@ -1,0 +1,179 @@
+"""The package as users install it: one version, the licence in the wheel, and each extra alone
+in a fresh virtualenv running what its docs sections show (tests/extras_check.py)."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import extras_check
+import pytest
+from anthropic_server import ScriptedAPI, serving
+
+import llm_plans
+
+ROOT = Path(__file__).resolve().parents[1]
+PIP = [sys.executable, "-m", "pip", "-q"]
+# Installing an extra resolves and unpacks its whole tree (Claude Code alone is 365 MB);
+# generous room for a slow machine with a cold cache, never a timed assertion.
+INSTALL_TIMEOUT = 1200
+CHECK_TIMEOUT = 600
+# A fresh virtualenv per extra takes minutes in all: CI runs them, a local run opts in.
+RUN_EXTRAS = os.environ.get("CI") == "true" or os.environ.get("LLM_PLANS_EXTRAS_CHECK") == "1"
+
+
+def pyproject() -> str:
+    return (ROOT / "pyproject.toml").read_text()
+
+
+def declared_extras() -> dict[str, set[str]]:
+    """Each extra of pyproject.toml and the llm-plans extras it names."""
+    section = pyproject().split("[project.optional-dependencies]")[1].split("\n[")[0]
+    extras: dict[str, set[str]] = {}
+    for match in re.finditer(r"^([\w-]+) = \[(.*?)\]$", section, flags=re.M | re.S):
+        named = re.findall(r'"llm-plans\[([^\]]*)\]"', match.group(2))
+        extras[match.group(1)] = {e.strip() for group in named for e in group.split(",")}
+    return extras
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel, built once, offline, as tests/test_demo.py builds it."""
+    if importlib.util.find_spec("hatchling") is None:
+        pytest.skip("building the wheel offline needs hatchling, which the dev extra installs")
+    dist = tmp_path_factory.mktemp("dist")
+    subprocess.run(
+        [*PIP, "wheel", "--no-deps", "--no-build-isolation", "-w", str(dist), str(ROOT)],
+        check=True,
+        capture_output=True,
+        timeout=CHECK_TIMEOUT,
+    )
+    (built,) = dist.glob("llm_plans-*.whl")
+    return built
+
+
+def test_version_is_the_installed_distributions() -> None:
+    assert llm_plans.__version__ == importlib.metadata.version("llm-plans"), (
+        "llm_plans/_version.py changed since the install; reinstall (pip install -e .)"
+    )
+    # pyproject takes it from that one file instead of writing it again
+    assert re.search(r'^dynamic = \["version"\]$', pyproject(), flags=re.M)
+    assert '[tool.hatch.version]\npath = "llm_plans/_version.py"' in pyproject()
+
+
+def test_the_wheel_carries_the_licence_and_the_version(wheel: Path) -> None:
+    info = f"llm_plans-{llm_plans.__version__}.dist-info"
+    assert wheel.name.startswith(f"llm_plans-{llm_plans.__version__}-")
+    with zipfile.ZipFile(wheel) as archive:
+        assert archive.read(f"{info}/licenses/LICENSE") == (ROOT / "LICENSE").read_bytes()
+        metadata = archive.read(f"{info}/METADATA").decode()
+    assert f"\nVersion: {llm_plans.__version__}\n" in metadata
+    assert "\nLicense-Expression: MIT\n" in metadata
+    assert "\nLicense-File: LICENSE\n" in metadata
+    assert "Copyright (c) 2026 the llm_plans authors" in (ROOT / "LICENSE").read_text()
+
+
+# Extras for working on llm_plans itself, not for using it: no docs section installs them.
+CONTRIBUTOR_EXTRAS = {"dev", "docs"}
+
+
+def test_the_check_knows_every_extra_and_what_it_includes() -> None:
+    declared = declared_extras()
+    assert set(extras_check.EXTRAS) == set(declared) - CONTRIBUTOR_EXTRAS
+    for extra in extras_check.EXTRAS:
+        assert declared[extra] | {extra} <= extras_check.INCLUDES[extra], extra
+    # the suite's own environment has them all together
+    in_dev = set().union(*(extras_check.INCLUDES[e] for e in declared["dev"] - {"docs"}))
+    assert set(extras_check.EXTRAS) <= in_dev
+
+
+def test_every_doc_block_runs_with_one_extra() -> None:
+    """Each Python block of README.md and docs/ needs one extra at most, so one install line
+    can name what it needs, and the check of that extra runs it."""
+    found = extras_check.blocks(ROOT)
+    assert found, "no Python blocks found in README.md and docs/"
+    for where, code in found:
+        needs = extras_check.needs(code)
+        assert any(needs <= includes for includes in extras_check.INCLUDES.values()), (
+            f"{where} needs {sorted(needs)}: no one extra installs them all"
+        )
+
+
+def test_needs_reads_a_blocks_imports() -> None:
+    code = (
+        "import asyncio\nimport openai\nfrom llm_plans import PlanSession\n"
+        "from llm_plans.integrations.langchain import plan_tools\n"
+        "from llm_plans.testing import RecordingSend, anthropic_client\n"
+    )
+    assert extras_check.needs(code) == {"openai", "langchain", "anthropic"}
+    assert extras_check.needs("from llm_plans.testing import RecordingSend") == set()
+    with pytest.raises(ValueError, match="langchain_openai"):
+        extras_check.needs("from langchain_openai import ChatOpenAI")
+
+
+def clean_env() -> dict[str, str]:
+    """This environment without API keys and without anything deciding which llm_plans runs."""
+    drop = {"PYTHONPATH", "VIRTUAL_ENV", "LLM_PLANS_SPEC_DIR"}
+    return {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k not in drop}
+
+
+# The Anthropic stand-in's script for the Claude Agent SDK example: plan, progress, remove.
+CLAUDE_STEPS = [
+    [("toolu_1", "mcp__plans__create_plan", extras_check.PLAN)],
+    [("toolu_2", "mcp__plans__update_plan", '{"id": "plan-1", "changes": [{"step": 1}]}')],
+    [("toolu_3", "mcp__plans__remove_plan", '{"id": "plan-1"}')],
+    "Fixed.",
+]
+
+
+@pytest.mark.skipif(
+    not RUN_EXTRAS,
+    reason="a fresh virtualenv per extra takes minutes: CI runs it (CI=true), or set "
+    "LLM_PLANS_EXTRAS_CHECK=1",
+)
+@pytest.mark.parametrize("extra", extras_check.EXTRAS)
+def test_extra_alone_in_a_fresh_virtualenv(extra: str, wheel: Path, tmp_path: Path) -> None:
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=False)  # this interpreter's pip installs into it
+    python = env_dir / "bin" / "python"
+    # Only the wheel and the extra, from the index as a user gets them (pip's cache keeps the
+    # downloads between runs).
+    subprocess.run(
+        [*PIP, "--python", str(python), "install", f"{wheel}[{extra}]"],
+        check=True,
+        timeout=INSTALL_TIMEOUT,
+        env=clean_env(),
+    )
+    env = clean_env()
+    api = ScriptedAPI("mcp__plans__create_plan", CLAUDE_STEPS)
+    with serving(api) as base_url:
+        if extra == "claude-agent-sdk":
+            from test_integrations_claude_agent_sdk import claude_code_env
+
+            env |= claude_code_env(base_url, tmp_path)
+        out = subprocess.run(
+            [str(python), str(ROOT / "tests" / "extras_check.py"), extra, "--root", str(ROOT)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,  # not the checkout, whose llm_plans must not be the one imported
+            timeout=CHECK_TIMEOUT,
+            check=False,
+        )
+    assert out.returncode == 0, out.stderr[-4000:]
+    report = json.loads(out.stdout.splitlines()[-1])
+    assert Path(report["llm_plans"]).is_relative_to(env_dir)  # the wheel's, not the checkout's
+    assert report["blocks"] == [where for where, _ in extras_check.blocks_for(extra, ROOT)]
+    expected = [extras_check.EXAMPLES[extra][0]] if extra in extras_check.EXAMPLES else []
+    assert report["examples"] == expected + (["llm-plans demo"] if extra == "agent" else [])
+    if extra in ("openai", "anthropic"):
+        # the section's model loop ran against the fake API, with only this SDK installed
+        assert any(d.endswith(f"{extra}_turn") for d in report["driven"]), report

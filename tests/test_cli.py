@@ -294,10 +294,7 @@ def test_a_model_without_its_key_names_the_key(flags: list[str], variable: str) 
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr.startswith("llm-plans agent: ")
-    assert f"needs {variable}, which is not set" in done.stderr or (
-        f"needs {variable} (or ANTHROPIC_API_KEY with --api anthropic), which is not set"
-        in done.stderr
-    )
+    assert f"needs {variable}, which is not set" in done.stderr
     if "--base-url" in flags:
         assert f"{variable}=none" in done.stderr  # how to run a local server that needs none
 

@@ -221,11 +221,9 @@ def resolve_api(args: argparse.Namespace) -> str:
     named = " ".join(
         f"--{name} {value}" for name, value in (("api", args.api), ("model", args.model)) if value
     )
-    other = " (or ANTHROPIC_API_KEY with --api anthropic)" if api != "anthropic" else ""
     raise MissingKey(
-        f"{prog}: {named} needs {KEYS[api]}{other if not args.api else ''}, which is not "
-        f"set. Set it in the agent's environment, or pass --model {SCRIPTED} for the offline "
-        f"scripted model.{local}"
+        f"{prog}: {named} needs {KEYS[api]}, which is not set. Set it in the agent's "
+        f"environment, or pass --model {SCRIPTED} for the offline scripted model.{local}"
     )
 
 

@@ -30,6 +30,17 @@ _MAX_BRIEF = 60
 # Results of a status change stay under 600 bytes at any plan length: at most this many
 # changed (or in-progress) step numbers are listed, then a count of the rest.
 _MAX_CHANGES_LISTED = 5
+# A rejection names this many problems, then how many more: the model fixes the first ones
+# and hears of any left on its next call. Listing all of them let 300 KB of arguments come
+# back as a 3.1 MB tool result, more tokens than the plan it was fixing.
+MAX_PROBLEMS_LISTED = 10
+# Each problem's line is cut to this many UTF-8 bytes (a path, a value and a message fit
+# comfortably), and the context (a plan's steps, the ids of 20 plans) to this many in all.
+_MAX_LINE_BYTES = 400
+_MAX_CONTEXT_BYTES = 3_072
+MAX_REJECTION_BYTES = 8 * 1024
+"""No rejection's text is longer than this, in UTF-8 bytes, whatever the model sent: a
+header, MAX_PROBLEMS_LISTED lines, the context and the next step fit in it with room left."""
 
 
 @dataclass(frozen=True)
@@ -44,9 +55,9 @@ class Problem:
     """The offending value, shown back to the model."""
 
     def render(self) -> str:
-        where = f"{self.path}: " if self.path else ""
+        where = f"{_cut(self.path)}: " if self.path else ""
         sent = "" if self.sent is _UNSET else f"sent {shown(self.sent)}; "
-        return f"- {where}{sent}{self.message}"
+        return clip(f"- {where}{sent}{self.message}", _MAX_LINE_BYTES)
 
 
 def shown(value: Any) -> str:
@@ -55,7 +66,26 @@ def shown(value: Any) -> str:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         text = repr(value)
+    return _cut(text)
+
+
+def _cut(text: str) -> str:
     return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` UTF-8 bytes, ending in "..." where it was cut."""
+    if len(text) * 4 <= limit:
+        return text  # no character takes more than 4 bytes: no need to encode
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= limit:
+        return text
+    return data[: limit - 3].decode("utf-8", "ignore") + "..."
+
+
+def count(number: int, noun: str) -> str:
+    """`1 step`, `2 steps`: a count with its noun in the right number."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def path_of(loc: Iterable[int | str]) -> str:
@@ -130,7 +160,9 @@ class ToolResult:
     content: str
     """The tool result for the model."""
     tool: str = ""
+    """The plan tool called (`create_plan`, `update_plan`, `remove_plan`)."""
     plan_id: str | None = None
+    """The plan the call was about, when it named or created one."""
     failure: BaseException | None = None
     """A local failure after the call was decided: `send` raised (the client missed the
     change and is brought up to date by the next call or `replay()`), or `on_commit` raised
@@ -143,14 +175,41 @@ def cut_off_problem() -> Problem:
 
 
 def rejection(tool: str, problems: list[Problem], *, context: str = "") -> str:
-    """The result of a rejected call: every problem, then what to do."""
-    count = "1 problem" if len(problems) == 1 else f"{len(problems)} problems"
-    lines = [f"{tool} was not applied ({count}); no plan was changed."]
-    lines += [p.render() for p in problems]
+    """The result of a rejected call: the first problems, how many more, then what to do.
+
+    At most MAX_REJECTION_BYTES whatever the model sent: the problems listed, each line and
+    the context are bounded (MAX_PROBLEMS_LISTED, `_MAX_LINE_BYTES`, `_MAX_CONTEXT_BYTES`).
+    """
+    name = tool if tool in TOOLS else shown(tool)  # quoted: the model may have sent anything
+    lines = [f"{name} was not applied ({count(len(problems), 'problem')}); no plan was changed."]
+    lines += [p.render() for p in problems[:MAX_PROBLEMS_LISTED]]
+    more = len(problems) - MAX_PROBLEMS_LISTED
+    if more > 0:
+        lines.append(f"- ... and {count(more, 'more problem')}, not listed here.")
     if context:
-        lines.append(context)
-    lines.append(f"Fix the errors and call {tool} again.")
-    return "\n".join(lines)
+        lines += _context_lines(context)
+    if tool in TOOLS:
+        lines.append(f"Fix the errors and call {tool} again.")
+    else:
+        names = ", ".join(TOOLS)
+        lines.append(f"Call one of the plan tools instead: {names}.")
+    return clip("\n".join(lines), MAX_REJECTION_BYTES)
+
+
+def _context_lines(context: str) -> list[str]:
+    # Whole lines while they fit, then how many were left out: a cut list of steps or ids
+    # still reads as one.
+    lines = context.split("\n")
+    out: list[str] = []
+    used = 0
+    for index, line in enumerate(lines):
+        line = clip(line, _MAX_CONTEXT_BYTES)
+        used += len(line.encode("utf-8", "surrogatepass")) + 1
+        if used > _MAX_CONTEXT_BYTES:
+            out.append(f"   ... {count(len(lines) - index, 'more line')} not shown")
+            break
+        out.append(line)
+    return out
 
 
 def applied(
@@ -188,7 +247,7 @@ def describe(plan: Stored, focus: Iterable[int] = ()) -> str:
     numbers, not the whole list in every result.
     """
     if plan.type == "markdown":
-        return f'plan "{plan.id}" (markdown, {len(plan.content.splitlines())} lines).'
+        return f'plan "{plan.id}" (markdown, {count(len(plan.content.splitlines()), "line")}).'
     if plan.type == "file":
         return f'plan "{plan.id}" (file {plan.uri}).'
     total = len(plan.entries)
@@ -197,13 +256,13 @@ def describe(plan: Stored, focus: Iterable[int] = ()) -> str:
     previous = 0
     for number in shown:
         if number > previous + 1:
-            lines.append(f"   ... steps {previous + 1} to {number - 1} not shown")
+            lines.append(f"   ... {_span(previous + 1, number - 1)} not shown")
         entry = plan.entries[number - 1]
         priority = "" if entry["priority"] == "medium" else f" ({entry['priority']} priority)"
         lines.append(f"{number}. [{entry['status']}] {entry['content']}{priority}")
         previous = number
     if previous < total:
-        lines.append(f"   ... steps {previous + 1} to {total} not shown")
+        lines.append(f"   ... {_span(previous + 1, total)} not shown")
     if total > MAX_LISTED_STEPS:
         counts = _counts(plan)
         lines.append(
@@ -219,8 +278,17 @@ def steps_list(plan: Stored) -> str:
     return text[0].upper() + text[1:]
 
 
-def _steps(count: int) -> str:
-    return "1 step" if count == 1 else f"{count} steps"
+def _steps(number: int) -> str:
+    return count(number, "step")
+
+
+def _span(first: int, last: int) -> str:
+    return f"step {first}" if first == last else f"steps {first} to {last}"
+
+
+def step_numbers(total: int) -> str:
+    """The step numbers a plan of `total` steps has, for a change to a step it lacks."""
+    return "only step 1" if total == 1 else f"steps 1 to {total}"
 
 
 def _counts(plan: Stored) -> dict[str, int]:
@@ -254,7 +322,9 @@ def _progress(plan: Stored) -> list[str]:
         more = f" and {doing_count - 1} more" if doing_count > 1 else ""
         lines.append(f"In progress: {shown}{more}.")
     if not doing_count and not pending_count:
-        lines.append(f"All {_steps(len(plan.entries))} are completed.")
+        total = len(plan.entries)
+        done = "The plan's only step is" if total == 1 else f"All {total} steps are"
+        lines.append(f"{done} completed.")
         return lines
     left = f"Remaining: {doing_count + pending_count} of {len(plan.entries)}"
     first = plan.steps_with("pending", 1)
@@ -275,7 +345,8 @@ def ids_list(plans: Mapping[str, Any]) -> str:
     """The ids that exist, for messages about unknown ids."""
     if not plans:
         return "There are no plans yet; create one with create_plan."
-    return "Existing plan ids: " + ", ".join(json.dumps(i, ensure_ascii=False) for i in plans) + "."
+    label = "Existing plan id: " if len(plans) == 1 else "Existing plan ids: "
+    return label + ", ".join(json.dumps(i, ensure_ascii=False) for i in plans) + "."
 
 
 def discipline_notes(plan: Stored) -> list[str]:

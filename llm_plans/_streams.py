@@ -53,6 +53,9 @@ class Flight:
     """The scanner found something new since the last preview was worked out."""
     _raw: list[bytes] | None = None
     """The fragments as fed, when some were bytes: the finished call gets exactly those."""
+    _surrogate: bool = False
+    """A text fragment held a lone surrogate: the call is rejected for it as `call()` rejects
+    such text, even when bytes fragments came too (they are not what is wrong)."""
     _scanned: int = 0
     _decoder: Any = None
     _previewable: bool = True
@@ -66,7 +69,7 @@ class Flight:
         """
         if type(fragment) is str:  # the common case, tested first: this runs per token
             # isascii() is O(1) on CPython's compact strings: most fragments are not encoded.
-            size = len(fragment) if fragment.isascii() else _utf8_len(fragment)
+            size = len(fragment) if fragment.isascii() else self._measure(fragment)
             text = fragment
             if self._raw is not None:
                 self._raw.append(fragment.encode("utf-8", "surrogatepass"))
@@ -97,7 +100,7 @@ class Flight:
         if isinstance(fragment, str):
             if self._raw is not None:
                 self._raw.append(fragment.encode("utf-8", "surrogatepass"))
-            return str(fragment), _utf8_len(fragment)
+            return str(fragment), self._measure(fragment)
         raise StreamError(
             f"a fragment must be str, bytes or a dict of arguments; got {type(fragment).__name__}"
         )
@@ -112,6 +115,13 @@ class Flight:
                 self.fresh = True
         fresh, self.fresh = self.fresh, False
         return fresh or self.whole is not None
+
+    def _measure(self, fragment: str) -> int:
+        try:
+            return len(fragment.encode("utf-8"))
+        except UnicodeEncodeError:
+            self._surrogate = True
+            return _utf8_len(fragment)
 
     def _decode(self, fragment: bytes) -> str:
         if self._decoder is None:
@@ -138,7 +148,7 @@ class Flight:
             return self.whole, None
         if self.size > self.limit:
             return b"", self.size
-        if self._raw is not None:
+        if self._raw is not None and not self._surrogate:
             return b"".join(self._raw), None
         return "".join(self.parts), None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from inline_snapshot import snapshot
 
-from llm_plans import PlanSession
+from llm_plans import Limits, PlanSession
 from llm_plans.testing import RecordingSend
 
 
@@ -18,7 +18,7 @@ async def test_unknown_id_lists_the_existing_ids() -> None:
     assert result.content == snapshot("""\
 update_plan was not applied (1 problem); no plan was changed.
 - id: sent "plan-9"; no plan has this id.
-Existing plan ids: "plan-1".
+Existing plan id: "plan-1".
 Fix the errors and call update_plan again.\
 """)
 
@@ -93,3 +93,40 @@ async def test_a_status_change_result_stays_small_at_any_length(steps: int) -> N
     assert first == f'Updated plan "build" ({steps} steps): step 3 completed, step 4 in_progress.'
     assert 'In progress: step 4 "Step 3 with a long' in result.content
     assert f"Remaining: {steps - 1} of {steps}; next pending: step 1 " in result.content
+
+
+async def test_counts_of_one_are_singular() -> None:
+    session = PlanSession(RecordingSend(), session_id="s", limits=Limits(max_plans=1))
+    await session.call("create_plan", {"type": "items", "id": "one", "entries": ["Ship"]})
+    done = await session.call(
+        "update_plan", {"id": "one", "changes": [{"step": 1, "status": "completed"}]}
+    )
+    assert done.content == snapshot("""\
+Updated plan "one" (1 step): step 1 completed.
+The plan's only step is completed.\
+""")
+    beyond = await session.call(
+        "update_plan", {"id": "one", "changes": [{"step": 2, "status": "completed"}]}
+    )
+    assert beyond.content.splitlines()[1] == snapshot(
+        '- changes[0].step: sent 2; plan "one" has only step 1.'
+    )
+    full = await session.call("create_plan", {"type": "markdown", "content": "# Notes"})
+    assert full.content.splitlines()[1] == snapshot(
+        "- this session already has 1 plan, the most allowed. Remove a finished plan with "
+        "remove_plan first."
+    )
+    await session.call("remove_plan", {"id": "one"})
+    note = await session.call("create_plan", {"type": "markdown", "content": "# Notes"})
+    assert note.content == snapshot('Created plan "plan-1" (markdown, 1 line).')
+
+
+async def test_an_unknown_tool_is_told_the_plan_tools() -> None:
+    session = PlanSession(RecordingSend(), session_id="s")
+    result = await session.call("make_plan", {"type": "items", "entries": ["a"]})
+    assert result.content == snapshot("""\
+"make_plan" was not applied (1 problem); no plan was changed.
+- 'make_plan' is not a plan tool.
+Call one of the plan tools instead: create_plan, update_plan, remove_plan.\
+""")
+    assert "make_plan again" not in result.content

@@ -148,6 +148,11 @@ class Outbox:
             except Exception as exc:
                 return exc
             self._stale.pop(plan_id, None)
+            if self._held.get(plan_id) is _REMOVED:
+                # The client was told the plan is gone: remembering the id would cost memory
+                # for every plan ever created. An id held by no one is skipped by `show` as
+                # "never shown", which is what a delivered removal leaves the client with.
+                del self._held[plan_id]
             if not inspect.isawaitable(sending):
                 # A misuse, not a failed delivery: raised, never retried (the send ran).
                 raise ConfigurationError(_NOT_ASYNC.format(send=self._send, got=type(sending)))

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from llm_plans import Limits, WireForm
+from hypothesis import given
+from hypothesis import strategies as st
+
+from llm_plans import Limits, PlanSession, WireForm
 from llm_plans._book import Stored
 from llm_plans._legacy import Flattener, read_plan_file
 from llm_plans._outbox import Outbox
-from llm_plans.testing import RecordingSend
+from llm_plans.testing import RecordingSend, client_view
 
 PLAN = Stored("markdown", "m", content="- [ ] a")
 
@@ -51,3 +54,74 @@ async def test_the_legacy_list_is_resent_until_it_arrives_even_when_empty() -> N
     send.fail_with = None
     await box.show({}, [], force=True)
     assert send.updates[-1] == {"sessionUpdate": "plan", "entries": []}
+
+
+# ---- memory: ids the client was told are gone are forgotten -------------------------------
+
+
+def held_ids(session: PlanSession) -> set[str]:
+    box: Outbox = session._outbox
+    return set(box._held) | set(box._stale)
+
+
+async def test_create_and_remove_cycles_leave_nothing_behind() -> None:
+    send = RecordingSend()
+    session = PlanSession(send, session_id="s", client_capabilities={"plan": {}})
+    for n in range(2_000):
+        assert (await session.call("create_plan", {"type": "markdown", "content": f"# {n}"})).ok
+        if n % 100 != 99:
+            assert (await session.call("remove_plan", {"id": f"plan-{n + 1}"})).ok
+    # The outbox holds the plans that exist, not every id ever created.
+    assert held_ids(session) == set(session.plans)
+    assert len(session.plans) == 20
+
+
+async def test_a_failed_removal_is_remembered_until_it_is_sent() -> None:
+    send = RecordingSend()
+    session = PlanSession(send, session_id="s", client_capabilities={"plan": {}})
+    await session.call("create_plan", {"type": "markdown", "id": "gone", "content": "x"})
+    send.fail_with = ConnectionError("down")
+    result = await session.call("remove_plan", {"id": "gone"})
+    assert result.ok
+    assert isinstance(result.failure, ConnectionError)
+    assert held_ids(session) == {"gone"}  # the client still shows it: not forgotten yet
+    send.fail_with = None
+    await session.call("create_plan", {"type": "markdown", "id": "next", "content": "y"})
+    assert client_view(send.updates) == {"next": client_view(send.updates)["next"]}
+    assert held_ids(session) == {"next"}
+
+
+@given(
+    steps=st.lists(
+        st.tuples(
+            st.sampled_from(["create", "remove", "update"]), st.integers(0, 4), st.booleans()
+        ),
+        max_size=40,
+    )
+)
+async def test_the_client_ends_where_the_session_is_with_bounded_memory(
+    steps: list[tuple[str, int, bool]],
+) -> None:
+    # Any sequence of calls with sends failing at random: once a send gets through, the
+    # client shows exactly the session's plans, and the outbox remembers only ids the client
+    # may still show (the plans, and removals not yet delivered).
+    send = RecordingSend()
+    session = PlanSession(send, session_id="s", client_capabilities={"plan": {}})
+    shown_ever: set[str] = set()
+    for action, number, fails in steps:
+        send.fail_with = ConnectionError("down") if fails else None
+        plan_id = f"p{number}"
+        if action == "create":
+            await session.call("create_plan", {"type": "markdown", "id": plan_id, "content": "x"})
+        elif action == "update":
+            await session.call("update_plan", {"id": plan_id, "content": f"x {len(send.sent)}"})
+        else:
+            await session.call("remove_plan", {"id": plan_id})
+        shown_ever |= set(session.plans)
+        assert held_ids(session) <= shown_ever
+        assert len(held_ids(session) - set(session.plans)) <= len(shown_ever - set(session.plans))
+    send.fail_with = None
+    await session.replay()
+    assert set(client_view(send.updates)) == set(session.plans)
+    if not session._outbox.stale:
+        assert held_ids(session) == set(session.plans)

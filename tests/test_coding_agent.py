@@ -86,17 +86,22 @@ async def test_cancel_stops_the_turn(tmp_path: Path) -> None:
     project = sample_project(tmp_path)
     client = Client()
     env = {**agent_env(tmp_path / "data"), "LLM_PLANS_SCRIPT_DELAY": "0.05"}
-    async with connected(client, project, env, {}) as (conn, _process, _init):
+    async with connected(client, project, env, {"plan": {}}) as (conn, _process, _init):
         session = await conn.new_session(cwd=str(project))
         turn = asyncio.ensure_future(
             conn.prompt(session_id=session.session_id, prompt=prompt_block("go"))
         )
-        while not client.plan_updates:
+        while not client.plan_updates:  # the scripted model is writing plan-1
             await asyncio.sleep(0.01)
         await conn.cancel(session_id=session.session_id)
         response = await asyncio.wait_for(turn, 5)
-    assert response.stop_reason == "cancelled"
-    assert "return sum(values) / (len(values) - 1)" in (project / "calc.py").read_text()
+        assert response.stop_reason == "cancelled"
+        assert "return sum(values) / (len(values) - 1)" in (project / "calc.py").read_text()
+        # the half-written plan-1 is taken back, and the next turn can create it again
+        assert client_view(client.plan_updates) == {}
+        again = await conn.prompt(session_id=session.session_id, prompt=prompt_block("go"))
+    assert again.stop_reason == "end_turn"
+    assert {e["status"] for e in _last_plan(client, "plan-1")} == {"completed"}
 
 
 def _last_plan(client: Client, plan_id: str) -> list[dict[str, str]]:

@@ -3,11 +3,13 @@ and every plan notification against ACP's published JSON schema."""
 
 from __future__ import annotations
 
+import http.server
 import json
 import re
 import shlex
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import jsonschema
@@ -64,14 +66,15 @@ def test_typescript_sdk_rejects_the_documents_form(tmp_path: Path) -> None:
 
 
 def readme_acpx_command() -> list[str]:
-    """README's acpx command, with this checkout and interpreter in place of its placeholders."""
+    """The docs' offline acpx command, with this virtualenv's `llm-plans` in place of the one
+    on PATH."""
     blocks = re.findall(r"```bash\n(.*?)```", README.read_text(), flags=re.S)
     (line,) = [b.strip() for b in blocks if b.strip().startswith("acpx ")]
     words = shlex.split(line)
     agent = words.index("--agent") + 1
-    program, script = shlex.split(words[agent])
-    assert program == "python"
-    words[agent] = f"{sys.executable} {script.replace('/path/to/llm_plans', str(AGENT.parents[1]))}"
+    program, *options = shlex.split(words[agent])
+    assert program == "llm-plans"
+    words[agent] = shlex.join([str(Path(sys.executable).parent / "llm-plans"), *options])
     return ["node", str(ACPX), *words[1:]]
 
 
@@ -145,3 +148,64 @@ async def test_documents_form_matches_the_spec_documents(tmp_path: Path) -> None
         check("documents", params)
         with pytest.raises(jsonschema.ValidationError):
             validate_published(params)
+
+
+class _Unauthorized(http.server.BaseHTTPRequestHandler):
+    """A model API that refuses every request as OpenAI does a bad key (401, its error body)."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        body = json.dumps(
+            {
+                "error": {
+                    "message": "Incorrect API key provided: sk-test.",
+                    "type": "invalid_request_error",
+                    "param": None,
+                    "code": "invalid_api_key",
+                }
+            }
+        ).encode()
+        self.send_response(401)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+def test_acpx_exits_non_zero_when_the_model_api_fails(tmp_path: Path) -> None:
+    """A turn that ends because the model API failed is an error for the client: acpx shows
+    the agent's message and exits non-zero, so a script can tell."""
+    node_modules()
+    project = sample_project(tmp_path)
+    home = tmp_path / "home"
+    home.mkdir()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Unauthorized)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    env = {
+        **agent_env(tmp_path / "data"),
+        "HOME": str(home),
+        "OPENAI_API_KEY": "sk-test",
+        "OPENAI_BASE_URL": f"http://127.0.0.1:{server.server_address[1]}/v1",
+    }
+    env.pop("LLM_PLANS_MODEL", None)
+    agent = f"{sys.executable} {AGENT} --model gpt-4.1"
+    try:
+        out = subprocess.run(
+            ["node", str(ACPX), "--approve-all", "--agent", agent, "exec", "fix the test"],
+            env=env,
+            cwd=project,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            check=False,
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert out.returncode != 0, out.stdout + out.stderr
+    assert "Model API answered HTTP 401" in out.stdout + out.stderr

@@ -17,6 +17,7 @@ from ._limits import Limits
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _SEPARATORS = re.compile(r"/+")
 _DEFAULT_LIMITS = Limits()
+_WHAT_TO_DO = "Send the plain absolute path of the plan file, or use a markdown plan."
 
 
 def file_uri(value: str, workspace: Path | None, limits: Limits = _DEFAULT_LIMITS) -> str:
@@ -26,10 +27,24 @@ def file_uri(value: str, workspace: Path | None, limits: Limits = _DEFAULT_LIMIT
     relative path, a path longer or deeper than `limits` allow, or (with a workspace) a path
     that leaves the workspace, also via symlinks.
     """
+    # Percent-encoding at most triples a path: a longer location cannot hold an accepted
+    # one, and is refused before it is parsed or decoded (Python's unquote is slow per %XX).
     text = value.strip()
+    longest = 3 * limits.max_path_bytes + len("file://localhost")
+    if len(text) > longest:
+        raise ValueError(
+            f"the location is {len(text)} characters long; at most {longest} are accepted "
+            f"(a path of at most {limits.max_path_bytes} bytes, percent-encoded). " + _WHAT_TO_DO
+        )
     if _CONTROL.search(text):
         raise ValueError("control characters are not allowed in a file location.")
-    parts = urlsplit(text)
+    try:
+        parts = urlsplit(text)
+    except ValueError as exc:  # a malformed host part, such as an unclosed "["
+        raise ValueError(
+            f"not a valid URI ({exc}); send an absolute path or a file: URI such as "
+            '"file:///path/to/plan.md".'
+        ) from None
     if parts.scheme.lower() == "file":
         if parts.netloc not in ("", "localhost"):
             raise ValueError("only local file: URIs are accepted (no host name).")
@@ -61,14 +76,14 @@ def path_problem(raw: str, limits: Limits) -> str | None:
     if size > limits.max_path_bytes:
         return (
             f"the path is {size} bytes long; at most {limits.max_path_bytes} bytes are "
-            "accepted. Send the plain absolute path of the plan file, or use a markdown plan."
+            "accepted. " + _WHAT_TO_DO
         )
     # Separators, not os.path.normpath: that splits and joins; this counts in one pass.
     depth = len(_SEPARATORS.findall(raw.rstrip("/")))
     if depth > limits.max_path_components:
         return (
             f"the path has {depth} components; at most {limits.max_path_components} are "
-            "accepted. Send the plain absolute path of the plan file, or use a markdown plan."
+            "accepted. " + _WHAT_TO_DO
         )
     return None
 

@@ -61,11 +61,13 @@ def deep(workspace: Path, components: int) -> str:
 @pytest.mark.parametrize(
     ("path", "message"),
     [
-        ("/" + "a/" * 200_000 + "p.md", "the path is 400005 bytes long; at most 4096 bytes"),
-        ("/" + "abcdefghijklmnopqrstuvwxyz/" * 160, "at most 4096 bytes are accepted"),
-        ("file:///" + "%61%2F" * 3000 + "p.md", "the path is 6005 bytes long"),
-        ("/" + "a/" * 257 + "p.md", "the path has 258 components; at most 256 are accepted"),
+        ("/" + "a/" * 200_000 + "p.md", "the location is 400005 characters long; at most 12304"),
+        ("file:///x?" + "q" * 20_000, "the location is 20010 characters long; at most 12304"),
+        ("/" + "abcdefghijklmnopqrstuvwxyz/" * 160, "the path is 4321 bytes long; at most 4096"),
+        ("file:///" + "%C3%A9" * 2048, "the path is 4097 bytes long; at most 4096 bytes are"),
         ("/" + "é" * 2100 + ".md", "the path is 4204 bytes long"),
+        ("/" + "a/" * 257 + "p.md", "the path has 258 components; at most 256 are accepted"),
+        ("file:///" + "%61%2F" * 700 + "p.md", "the path has 701 components"),
     ],
 )
 async def test_long_or_deep_paths_are_refused_with_the_bound(path: str, message: str) -> None:
@@ -75,6 +77,14 @@ async def test_long_or_deep_paths_are_refused_with_the_bound(path: str, message:
     assert message in result.content
     assert "Send the plain absolute path of the plan file" in result.content
     assert len(result.content) < 1_000  # the path is quoted cut, not whole
+
+
+async def test_a_malformed_uri_is_told_what_is_accepted() -> None:
+    session = PlanSession(RecordingSend(), session_id="s")
+    result = await session.call("create_plan", {"type": "file", "uri": "file://[::1/p.md"})
+    assert "not a valid URI (Invalid IPv6 URL); send an absolute path or a file: URI" in (
+        result.content
+    )
 
 
 def test_a_refused_path_is_never_resolved(workspace: Path, lookups: Lookups) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 import acp
 import coding_agent
 import pytest
+from acp.schema import AllowedOutcome, RequestPermissionResponse
 from agent_client import (
     AGENT,
     CAPS,
@@ -467,3 +468,32 @@ async def _until_gone(pid: int) -> bool:
             return True
         await asyncio.sleep(0.01)
     return False
+
+
+class AlwaysClient(Client):
+    """Answers every permission request with the agent's "Always allow" option."""
+
+    async def request_permission(
+        self, options: list[Any], tool_call: Any, **kwargs: Any
+    ) -> RequestPermissionResponse:
+        self.permissions.append(tool_call.title)
+        option = next(o for o in options if o.kind == "allow_always")
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=option.option_id)
+        )
+
+
+async def test_allow_always_asks_once_per_kind_of_tool(tmp_path: Path) -> None:
+    project = sample_project(tmp_path)
+    client = AlwaysClient()
+    async with connected(client, project, agent_env(tmp_path / "data"), {"plan": {}}) as (
+        conn,
+        _process,
+        _init,
+    ):
+        session = await conn.new_session(cwd=str(project))
+        response = await conn.prompt(session_id=session.session_id, prompt=prompt_block("fix"))
+    assert response.stop_reason == "end_turn"
+    # two writes and a command: the second write is not asked about
+    assert client.permissions == ["Write calc.py", "Run `python test_calc.py`"]
+    assert (project / "test_calc.py").exists()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -43,6 +44,56 @@ class ProviderCall:
 
 _adapters = itertools.count(1)  # numbers each adapter, for session call ids unique to it
 _Adapter = TypeVar("_Adapter", bound="StreamAdapter")
+_OUTSIDE = re.compile(r'[{}\[\]"]')
+_INSIDE = re.compile(r'["\\]')
+
+
+@dataclass
+class JsonEnd:
+    """Whether a JSON text fed piece by piece has closed its outermost object or array.
+
+    Each piece is scanned once, for quotes, escapes and brackets only. Asking after every
+    delta used to parse all the text so far: a stream whose deltas each end in `}` cost time
+    quadratic in its length (40 KB took 6 s).
+    """
+
+    depth: int = 0
+    in_string: bool = False
+    escaped: bool = False
+    closed: bool = False
+    """The outermost object or array closed, with nothing but whitespace after it."""
+    trailing: bool = False
+    """Text follows the closed value: the whole is not one JSON value, whatever comes."""
+
+    def feed(self, text: str) -> None:
+        at, size = 0, len(text)
+        while at < size and not self.trailing:
+            if self.escaped:  # the character after a backslash that ended the last piece
+                self.escaped, at = False, at + 1
+            elif self.in_string:
+                found = _INSIDE.search(text, at)
+                if found is None:
+                    return
+                at = found.end()
+                if found.group() == "\\":
+                    self.escaped = True
+                else:
+                    self.in_string = False
+            elif self.closed:
+                self.trailing = bool(text[at:].strip())
+                return
+            else:
+                found = _OUTSIDE.search(text, at)
+                if found is None:
+                    return
+                at, mark = found.end(), found.group()
+                if mark == '"':
+                    self.in_string = True
+                elif mark in "{[":
+                    self.depth += 1
+                elif self.depth > 0:
+                    self.depth -= 1
+                    self.closed = self.depth == 0
 
 
 @dataclass
@@ -61,23 +112,37 @@ class StreamedCall:
     final: Arguments = None
     """Complete arguments the provider reported (a done event, dict arguments), if any."""
     parts: list[str] = field(default_factory=list)
+    """The argument text so far; add to it with `add`."""
     done: bool = False
     tentative: bool = False
     """Started only once arguments come (see `StreamAdapter._start`)."""
     result: dict[str, Any] | None = None
     """Its native tool result, once finished."""
 
+    end: JsonEnd = field(default_factory=JsonEnd, repr=False)
+    _whole: bool | None = field(default=None, repr=False)
+
+    def add(self, fragment: str) -> None:
+        """More argument text."""
+        self.parts.append(fragment)
+        self.end.feed(fragment)
+
     def is_complete_json(self) -> bool:
-        """The arguments so far already form a whole JSON value (so more text is a new call)."""
+        """The arguments so far already form a whole JSON object or array (so more text is a
+        new call). Runs for every named delta of servers that repeat names: the text is
+        parsed only once its brackets have closed, and then only once."""
         if self.final is not None:
             return True
-        if not self.parts or not self.parts[-1].rstrip().endswith(("}", "]")):
-            return False  # cheap, as this runs for every named delta of servers that repeat names
-        try:
-            json.loads("".join(self.parts))
-        except ValueError:
+        if not self.end.closed or self.end.trailing:
             return False
-        return True
+        if self._whole is None:
+            try:
+                json.loads("".join(self.parts))
+            except ValueError:
+                self._whole = False
+            else:
+                self._whole = True
+        return self._whole
 
 
 class StreamAdapter:
@@ -197,7 +262,7 @@ class StreamAdapter:
         if isinstance(fragment, Mapping):
             call.final = fragment  # given to `finish`: objects cannot be fed as fragments
         elif fragment:
-            call.parts.append(fragment)
+            call.add(fragment)
             if call.session_id:
                 await self._session.feed(call.session_id, call.tool or call.name, fragment)
 

@@ -469,3 +469,20 @@ def test_without_a_clients_pipes_it_says_so(where: str, tmp_path: Path) -> None:
     assert "not a pipe" in done.stderr
     assert "Traceback" not in done.stderr
     assert log.read_text() == ""
+
+
+def test_without_the_agent_extra_it_says_which_extra(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An install without the ACP SDK: --help still works, serving says what to install."""
+    from llm_plans import _agent
+
+    monkeypatch.setitem(sys.modules, "acp", None)  # `import acp` raises ImportError
+    monkeypatch.delitem(sys.modules, "coding_agent", raising=False)
+    assert _agent.run(["--model", "scripted"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("llm-plans agent needs the agent extra: pip install 'llm-plans[agent]'")
+    with pytest.raises(SystemExit) as shown:
+        _agent.run(["--help"])
+    assert shown.value.code == 0
+    assert capsys.readouterr().out.startswith("usage: llm-plans agent ")

@@ -16,7 +16,7 @@ from hypothesis import event, given, target
 from hypothesis import strategies as st
 from strategies import fragments
 
-from llm_plans import Limits, PlanSession
+from llm_plans import Limits, PlanSession, ToolResult
 from llm_plans._feedback import MAX_PROBLEMS_LISTED, MAX_REJECTION_BYTES, Problem, rejection
 from llm_plans.providers import AnthropicStream, OpenAIChatStream, OpenAIResponsesStream
 from llm_plans.testing import RecordingSend, anthropic_events, chat_chunks, responses_events
@@ -121,7 +121,11 @@ def check(content: str, label: str = "rejection bytes") -> None:
         assert len(listed) == total
 
 
-@given(tool=_tools, args=hostile_arguments(), how=st.sampled_from(["dict", "text", "stream"]))
+@given(
+    tool=_tools,
+    args=hostile_arguments(),
+    how=st.sampled_from(["dict", "text", "stream", "handle"]),
+)
 async def test_a_rejection_is_bounded_on_every_path(
     tool: str, args: dict[str, Any], how: str
 ) -> None:
@@ -131,6 +135,14 @@ async def test_a_rejection_is_bounded_on_every_path(
         for part in (text[i : i + 50_000] for i in range(0, len(text), 50_000)):
             await session.feed("c1", tool, part)
         result = await session.finish("c1")
+    elif how == "handle" and tool in NAMES:
+        # An OpenAI chat tool call as the SDK returns it: the result in its native shape.
+        call = {"id": "c1", "type": "function", "function": {"name": tool, "arguments": text}}
+        native = await session.handle(call)
+        assert native is not None
+        result = ToolResult(
+            not native["content"].split("\n", 1)[0].endswith("changed."), native["content"]
+        )
     else:
         result = await session.call(tool, args if how == "dict" else text)
     if result.ok:

@@ -72,7 +72,7 @@ def load(snapshot: Mapping[str, Any], rules: Rules) -> tuple[Book, list[SkippedP
             continue
         outcome = apply(book, "create_plan", _as_call(plan), rules)
         if isinstance(outcome, Rejected):
-            skipped.append(SkippedPlan(index, _readable(plan.id), outcome.text))
+            skipped.append(SkippedPlan(index, _readable(plan.id), _reason(outcome)))
             continue
         if plan.meta is not None:
             try:
@@ -97,6 +97,12 @@ def error(skipped: list[SkippedPlan]) -> ConfigurationError:
         for s in skipped
     ]
     return ConfigurationError("invalid snapshot:\n" + "\n".join(lines))
+
+
+def _reason(rejected: Rejected) -> str:
+    # The problems alone, on one line: the call's header and "call create_plan again" speak
+    # to a model, and this reads as a person's (or a log's) explanation of a skipped plan.
+    return " ".join(p.render().removeprefix("- ") for p in rejected.problems)
 
 
 def _readable(plan_id: object) -> str | None:

@@ -131,6 +131,9 @@ def test_partial_restore_keeps_what_validates_and_says_what_it_skipped(tmp_path:
     # Each reason is the text the all-or-nothing error gives for that plan.
     for skip in skipped:
         assert skip.reason in str(refused.value)
+        # One line a person can read in a log or a message, not the model's retry prompt.
+        assert "\n" not in skip.reason
+        assert "again" not in skip.reason
         assert f"plans[{skip.index}]" in str(refused.value)
     with pytest.raises(dataclasses.FrozenInstanceError):
         skipped[0].reason = "changed"  # type: ignore[misc]

@@ -4,6 +4,7 @@ API reference, and `mkdocs build --strict` passes."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import re
@@ -208,3 +209,56 @@ def test_demo_svg_is_the_picture_of_a_fresh_demo_run(tmp_path: Path) -> None:
     text = fresh.read_text()
     for shown in ("plan-1", "follow-ups", "design", "removed"):
         assert shown in text
+
+
+def table_rows(page: str, heading: str) -> dict[str, str]:
+    """The first two cells of each row of the first table under `heading`, by first cell."""
+    text = (DOCS / page).read_text()
+    section = text[text.index(heading) :]
+    table = section[section.index("\n|") :].split("\n\n")[0]
+    rows = re.findall(r"^\| (.+?) \| (.+?) \|", table, flags=re.M)
+    return {first: second for first, second in rows[2:]}
+
+
+def number(text: str) -> int:
+    """The first number of a cell: `4,096 bytes` is 4096."""
+    found = re.search(r"\d[\d,]*", text)
+    assert found is not None, text
+    return int(found[0].replace(",", ""))
+
+
+def test_the_limits_table_states_every_limit_and_its_default() -> None:
+    rows = table_rows("limits-and-guarantees.md", "## Limits\n")
+    defaults = llm_plans.Limits()
+    assert {name.strip("`") for name in rows} == {f.name for f in dataclasses.fields(defaults)}
+    for name, cell in rows.items():
+        assert number(cell) == getattr(defaults, name.strip("`")), name
+
+
+def test_the_agent_limits_table_states_the_agents_constants() -> None:
+    from coding_agent import MAX_NAMED_SKIPPED
+    from coding_agent_lib import commands, search, workspace
+
+    rows = table_rows("limits-and-guarantees.md", "## The example agent's limits\n")
+    assert number(rows["`run_command` time"]) == commands.COMMAND_TIMEOUT
+    assert number(rows["SIGTERM to SIGKILL grace"]) == commands.KILL_GRACE
+    assert number(rows["`search`: files searched"]) == workspace.MAX_SEARCHED
+    assert number(rows["`search`: file size"]) == search.MAX_FILE_BYTES
+    assert number(rows["`search`: hits"]) == search.MAX_HITS
+    assert f"cut to {search.MAX_LINE_CHARS} characters" in rows["`search`: hits"]
+    assert number(rows["`search`: pattern program"]) << 20 == search.MAX_PROGRAM_BYTES
+    assert number(rows["tool paths"]) == workspace.MAX_PATH_CHARS
+    assert number(rows["tool output"]) == workspace.MAX_OUTPUT_CHARS
+    assert number(rows["`session/load` notice"]) == MAX_NAMED_SKIPPED
+
+
+def test_the_rejection_bounds_are_the_ones_the_code_keeps() -> None:
+    from llm_plans import _feedback
+
+    text = (DOCS / "limits-and-guarantees.md").read_text()
+    bullet = text[text.index("- **Rejections are small.**") :].split("\n- ")[0]
+    assert f"first {_feedback.MAX_PROBLEMS_LISTED} problems" in bullet
+    assert f"({_feedback.MAX_REJECTION_BYTES:,} UTF-8 bytes)" in bullet
+    assert f"cut to {_feedback._MAX_LINE_BYTES} bytes" in bullet
+    assert f"to {_feedback._MAX_SHOWN} characters" in bullet
+    assert f"to {_feedback._MAX_CONTEXT_BYTES:,} bytes" in bullet

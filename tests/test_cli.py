@@ -182,10 +182,22 @@ def test_bad_arguments_are_refused_with_the_reason(args: list[str], reason: str)
     assert done.stdout == ""  # nothing on what would be the ACP channel
 
 
-def test_a_bad_delay_from_the_environment_is_refused() -> None:
-    done = run("agent", "--model", "scripted", env=bare_env(LLM_PLANS_SCRIPT_DELAY="-3"))
+@pytest.mark.parametrize(
+    ("variable", "value", "reason"),
+    [
+        ("LLM_PLANS_SCRIPT_DELAY", "-3", "LLM_PLANS_SCRIPT_DELAY: '-3': give a number of seconds"),
+        ("LLM_PLANS_API", "gemini", "LLM_PLANS_API: 'gemini' is not one of openai-chat,"),
+        ("LLM_PLANS_BASE_URL", "ftp://h", "argument --base-url: 'ftp://h' is not an http://"),
+        ("LLM_PLANS_MODEL", " ", "argument --model: the model name is empty"),
+    ],
+)
+def test_bad_defaults_from_the_environment_are_refused(
+    variable: str, value: str, reason: str
+) -> None:
+    done = run("agent", env=bare_env(**{variable: value}))
     assert done.returncode == 2
-    assert "LLM_PLANS_SCRIPT_DELAY: '-3': give a number of seconds" in done.stderr
+    assert reason in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 @given(st.floats(allow_nan=True, allow_infinity=True))

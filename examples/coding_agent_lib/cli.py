@@ -172,6 +172,8 @@ def parse_args(argv: list[str] | None = None, prog: str | None = None) -> argpar
     """The options, checked; a bad option or combination exits with argparse's usage error."""
     command = parser(prog)
     args = command.parse_args(argv)
+    if args.api is not None and args.api not in APIS:  # argparse checks choices given, not defaults
+        command.error(f"LLM_PLANS_API: {args.api!r} is not one of {', '.join(APIS)}")
     if args.base_url and args.model == SCRIPTED:
         command.error("--base-url is for a model API; --model scripted runs offline")
     if args.base_url and not args.model:

@@ -12,6 +12,8 @@ import subprocess
 import sys
 import venv
 import zipfile
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import extras_check
@@ -134,24 +136,59 @@ CLAUDE_STEPS = [
 ]
 
 
+def install(extra: str, wheel: Path, env_dir: Path) -> Path:
+    """A fresh virtualenv with the wheel and `extra` only; its python."""
+    venv.create(env_dir, with_pip=False)  # this interpreter's pip installs into it
+    python = env_dir / "bin" / "python"
+    # From the index, as a user gets them; pip's cache keeps the downloads between runs.
+    subprocess.run(
+        [*PIP, "--python", str(python), "install", f"{wheel}[{extra}]"],
+        check=True,
+        capture_output=True,
+        timeout=INSTALL_TIMEOUT,
+        env=clean_env(),
+    )
+    return python
+
+
+@pytest.fixture(scope="module")
+def virtualenvs(
+    request: pytest.FixtureRequest, wheel: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Future[Path]]]:
+    """The selected extras' virtualenvs, installed two at a time in the background while the
+    checks run: an install mostly waits on the index and the disk, so two fit on two cores,
+    and pip's cache is safe to share between processes."""
+    selected = [
+        item.callspec.params["extra"]
+        for item in request.session.items
+        if getattr(item, "originalname", None) == "test_extra_alone_in_a_fresh_virtualenv"
+    ]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {
+            extra: pool.submit(install, extra, wheel, tmp_path_factory.mktemp(f"venv-{extra}"))
+            for extra in selected
+        }
+        try:
+            yield futures
+        finally:
+            for future in futures.values():
+                future.cancel()
+
+
 @pytest.mark.skipif(
     not RUN_EXTRAS,
     reason="a fresh virtualenv per extra takes minutes: CI runs it (CI=true), or set "
     "LLM_PLANS_EXTRAS_CHECK=1",
 )
 @pytest.mark.parametrize("extra", extras_check.EXTRAS)
-def test_extra_alone_in_a_fresh_virtualenv(extra: str, wheel: Path, tmp_path: Path) -> None:
-    env_dir = tmp_path / "venv"
-    venv.create(env_dir, with_pip=False)  # this interpreter's pip installs into it
-    python = env_dir / "bin" / "python"
-    # Only the wheel and the extra, from the index as a user gets them (pip's cache keeps the
-    # downloads between runs).
-    subprocess.run(
-        [*PIP, "--python", str(python), "install", f"{wheel}[{extra}]"],
-        check=True,
-        timeout=INSTALL_TIMEOUT,
-        env=clean_env(),
-    )
+def test_extra_alone_in_a_fresh_virtualenv(
+    extra: str, virtualenvs: dict[str, Future[Path]], tmp_path: Path
+) -> None:
+    try:
+        python = virtualenvs[extra].result()
+    except subprocess.CalledProcessError as exc:
+        pytest.fail(f"pip could not install the wheel with [{extra}]:\n{exc.stderr.decode()}")
+    env_dir = python.parents[1]
     env = clean_env()
     api = ScriptedAPI("mcp__plans__create_plan", CLAUDE_STEPS)
     with serving(api) as base_url:

@@ -498,3 +498,28 @@ def test_without_the_agent_extra_it_says_which_extra(
         _agent.run(["--help"])
     assert shown.value.code == 0
     assert capsys.readouterr().out.startswith("usage: llm-plans agent ")
+
+
+@pytest.mark.parametrize("kind", ["a file", "under a file", "read-only"])
+def test_a_data_dir_it_cannot_use_is_refused_before_acp(kind: str, tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    folder = {"a file": blocker, "under a file": blocker / "data"}.get(kind, tmp_path / "ro")
+    if kind == "read-only":
+        folder.mkdir()
+        folder.chmod(0o500)
+        if os.access(folder, os.W_OK):
+            pytest.skip("running as a user that writes anywhere (root)")
+    done = subprocess.run(
+        [LLM_PLANS, "agent", "--model", "scripted", "--data-dir", str(folder)],
+        stdin=subprocess.PIPE,
+        capture_output=True,
+        env=bare_env(),
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.startswith(f"llm-plans agent: plans cannot be kept in {folder} (")
+    assert "Traceback" not in done.stderr

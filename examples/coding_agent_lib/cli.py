@@ -275,7 +275,7 @@ options; `llm-plans demo` shows the agent at work in a client.
 def refusal(args: argparse.Namespace, stdin: IO[str], stdout: IO[str] | None = None) -> str | None:
     """Why the agent must not start, or None: a person at a terminal instead of a client,
     a model API without its key, or stdin/stdout that are not a client's pipes (a file,
-    /dev/null). Checked before the first byte of ACP."""
+    /dev/null), or a data directory it cannot use. Checked before the first byte of ACP."""
     if stdin.isatty():
         return terminal_message(args.prog)
     try:
@@ -290,7 +290,24 @@ def refusal(args: argparse.Namespace, stdin: IO[str], stdout: IO[str] | None = N
                 f"the client that starts it. Start it from an ACP client (acpx, Zed); "
                 f"`{shlex.join(launch(args.prog))} --help` shows how."
             )
-    return None
+    return _unusable_data_dir(args)
+
+
+def _unusable_data_dir(args: argparse.Namespace) -> str | None:
+    """Why plans cannot be kept in --data-dir (created here if missing), or None."""
+    folder = Path(args.data_dir)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+    else:
+        if os.access(folder, os.W_OK | os.X_OK):
+            return None
+        reason = "Permission denied"
+    return (
+        f"{args.prog}: plans cannot be kept in {folder} ({reason}). Pass --data-dir with a "
+        "folder it can create or write, or set XDG_DATA_HOME."
+    )
 
 
 def _kind(stream: IO[str]) -> str | None:

@@ -6,8 +6,9 @@ Runs, with this interpreter, what the docs promise that extra gives: every Pytho
 README.md and docs/ whose imports that extra installs (the model loops driven through
 llm_plans.testing's fake API where a block defines them), and its examples over a real ACP
 pipe with their offline scripted models (the Claude Agent SDK's against the Anthropic
-stand-in whose URL is in ANTHROPIC_BASE_URL). Prints a JSON report as its last line; exits
-non-zero at the first failure.
+stand-in whose URL is in ANTHROPIC_BASE_URL); for `agent`, `llm-plans demo` and
+`llm-plans agent` over a pipe. Prints a JSON report as its last line; exits non-zero at the
+first failure.
 
 It imports nothing of the test suite: tests/test_packaging.py runs it in fresh virtualenvs,
 one per extra, where only the wheel and that extra are installed. The pure parts (which
@@ -240,6 +241,31 @@ def run_demo() -> None:
         assert shown in out.stdout, out.stdout
 
 
+async def start_agent_command() -> None:
+    """`llm-plans agent`, as acpx or Zed start it, answers `initialize` and opens a session."""
+    import acp
+
+    class Client:
+        async def session_update(self, **_: Any) -> None:
+            return None
+
+    with tempfile.TemporaryDirectory() as data:
+        async with acp.spawn_agent_process(
+            Client(),
+            str(Path(sys.executable).parent / "llm-plans"),
+            "agent",
+            "--model",
+            "scripted",
+            "--data-dir",
+            data,
+            env=dict(os.environ),
+        ) as (conn, _process):
+            init = await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+            assert init.protocol_version == acp.PROTOCOL_VERSION, init
+            session = await conn.new_session(cwd=data)
+            assert session.session_id, session
+
+
 def check(extra: str, root: Path) -> dict[str, Any]:
     ran, driven = run_blocks(extra, root)
     examples = []
@@ -249,7 +275,8 @@ def check(extra: str, root: Path) -> dict[str, Any]:
         examples.append(name)
     if extra == "agent":
         run_demo()
-        examples.append("llm-plans demo")
+        asyncio.run(start_agent_command())
+        examples += ["llm-plans demo", "llm-plans agent"]
     import llm_plans
 
     return {

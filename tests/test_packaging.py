@@ -210,7 +210,8 @@ def test_extra_alone_in_a_fresh_virtualenv(
     assert Path(report["llm_plans"]).is_relative_to(env_dir)  # the wheel's, not the checkout's
     assert report["blocks"] == [where for where, _ in extras_check.blocks_for(extra, ROOT)]
     expected = [extras_check.EXAMPLES[extra][0]] if extra in extras_check.EXAMPLES else []
-    assert report["examples"] == expected + (["llm-plans demo"] if extra == "agent" else [])
+    commands = ["llm-plans demo", "llm-plans agent"] if extra == "agent" else []
+    assert report["examples"] == expected + commands
     if extra in ("openai", "anthropic"):
         # the section's model loop ran against the fake API, with only this SDK installed
         assert any(d.endswith(f"{extra}_turn") for d in report["driven"]), report

@@ -16,11 +16,10 @@ from ._limits import Limits
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _SEPARATORS = re.compile(r"/+")
-_DEFAULT_LIMITS = Limits()
 _WHAT_TO_DO = "Send the plain absolute path of the plan file, or use a markdown plan."
 
 
-def file_uri(value: str, workspace: Path | None, limits: Limits = _DEFAULT_LIMITS) -> str:
+def file_uri(value: str, workspace: Path | None, limits: Limits) -> str:
     """`value` (a `file:` URI or an absolute path) as an absolute `file:` URI.
 
     Raises ValueError with a message for the model when the value is another scheme, a

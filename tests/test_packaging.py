@@ -71,6 +71,14 @@ def test_version_is_the_installed_distributions() -> None:
     assert '[tool.hatch.version]\npath = "llm_plans/_version.py"' in pyproject()
 
 
+def test_the_changelog_has_unreleased_work_and_this_version() -> None:
+    """Keep a Changelog: an Unreleased section first, then one per version, newest first."""
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    versions = re.findall(r"^## \[([^\]]+)\]", changelog, flags=re.M)
+    assert versions[0] == "Unreleased"
+    assert llm_plans.__version__ in versions  # a release comes with its entry
+
+
 def test_the_wheel_carries_the_licence_and_the_version(wheel: Path) -> None:
     info = f"llm_plans-{llm_plans.__version__}.dist-info"
     assert wheel.name.startswith(f"llm_plans-{llm_plans.__version__}-")

@@ -334,3 +334,18 @@ async def test_a_path_too_long_to_resolve_is_refused(tmp_path: Path) -> None:
 
 def _path(path: str) -> str:
     return '{"path": ' + _json(path) + "}"
+
+
+async def test_a_named_pipe_in_the_project_blocks_no_tool(tmp_path: Path) -> None:
+    """Opening a FIFO waits for a writer that never comes: no tool opens one."""
+    root, _ = project(tmp_path)
+    os.mkfifo(root / "pipe")
+    ws = workspace(root, Conn())
+    text, ok = await ws.run("search", '{"pattern": "x"}')
+    assert (text, ok) == ("code.py:1: x = 1", True)
+    for name, arguments in [
+        ("read_file", '{"path": "pipe"}'),
+        ("write_file", '{"path": "pipe", "content": "x"}'),
+    ]:
+        text, ok = await ws.run(name, arguments)
+        assert (text, ok) == (f"{name} failed: pipe is not a regular file", False)

@@ -64,7 +64,8 @@ def scan(
             outside += 1
             continue
         try:
-            if path.stat().st_size > MAX_FILE_BYTES:
+            # Only regular files: a named pipe would block the read until a writer comes.
+            if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
                 continue
             lines = path.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError):

@@ -222,12 +222,20 @@ class Workspace:
     async def _list_files(self, args: ListFiles, _call_id: str) -> str:
         return "\n".join(self._files(self._path(args.path), MAX_LISTED)) or "(no files)"
 
+    def _file(self, relative: str) -> Path:
+        """`_path`, refusing what is there but not a regular file: opening a named pipe or a
+        device would wait for a writer that never comes."""
+        path = self._path(relative)
+        if path.exists() and not path.is_file():
+            raise ValueError(f"{relative} is not a regular file")
+        return path
+
     async def _read_file(self, args: ReadFile, _call_id: str) -> str:
-        path = self._path(args.path)
+        path = self._file(args.path)
         if self._client_read:
             response = await self._conn.read_text_file(session_id=self._session_id, path=str(path))
             return str(response.content)
-        return path.read_text(encoding="utf-8")
+        return await asyncio.to_thread(path.read_text, encoding="utf-8")
 
     async def _search(self, args: Search, _call_id: str) -> str:
         try:
@@ -246,7 +254,7 @@ class Workspace:
             stop.set()  # a cancelled search's thread stops at the next line
 
     async def _write_file(self, args: WriteFile, call_id: str) -> str:
-        path = self._path(args.path)
+        path = self._file(args.path)
         if not await self._allowed(call_id, f"Write {args.path}", "write_file"):
             raise Unsuccessful(
                 f"The user declined writing {args.path}; it is unchanged. Ask them how to proceed."

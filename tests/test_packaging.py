@@ -117,6 +117,35 @@ def test_every_doc_block_runs_with_one_extra() -> None:
         )
 
 
+def install_line(where: str) -> set[str] | None:
+    """The extras the last `pip install` line of a block's docs section names, if any."""
+    path, line = where.rsplit(":", 1)
+    above = (ROOT / path).read_text().splitlines()[: int(line) - 1]
+    for text in reversed(above):
+        if re.match(r"#{1,6} ", text):  # the section's heading: no install line in it
+            return None
+        named = re.search(r'pip install -e "\.\[([^\]]+)\]"', text)
+        if named:
+            return {extra.strip() for extra in named.group(1).split(",")}
+    return None
+
+
+def test_each_blocks_install_line_names_exactly_the_extras_it_needs() -> None:
+    """A block that needs an extra stands in a section whose install line gives it all, and
+    names no extra it does not need."""
+    for where, code in extras_check.blocks(ROOT):
+        needs = extras_check.needs(code)
+        if not needs:
+            continue  # the core: `pip install -e .`
+        named = install_line(where)
+        assert named is not None, f"{where} needs {sorted(needs)}, and no install line says so"
+        given = set().union(*(extras_check.INCLUDES[extra] for extra in named))
+        assert needs <= given, f"{where} needs {sorted(needs)}; its line installs {sorted(named)}"
+        for extra in named:
+            rest = set().union(*(extras_check.INCLUDES[e] for e in named - {extra}))
+            assert not needs <= rest, f"{where}: [{extra}] on its install line is not needed"
+
+
 def test_needs_reads_a_blocks_imports() -> None:
     code = (
         "import asyncio\nimport openai\nfrom llm_plans import PlanSession\n"

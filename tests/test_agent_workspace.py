@@ -349,3 +349,13 @@ async def test_a_named_pipe_in_the_project_blocks_no_tool(tmp_path: Path) -> Non
     ]:
         text, ok = await ws.run(name, arguments)
         assert (text, ok) == (f"{name} failed: pipe is not a regular file", False)
+
+
+async def test_a_command_s_endless_output_is_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, _ = project(tmp_path)
+    monkeypatch.setattr(commands, "MAX_KEPT_BYTES", 1000)
+    text, ok = await workspace(root, Conn()).run("run_command", _command("yes | head -c 5000000"))
+    assert ok
+    assert text == "exit code 0\n" + "y\n" * 500

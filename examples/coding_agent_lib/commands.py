@@ -19,6 +19,9 @@ COMMAND_TIMEOUT = 120.0
 # Time for a command's processes to exit cleanly on SIGTERM before SIGKILL: enough for a test
 # runner to remove its temporary files, short enough that a cancelled turn ends promptly.
 KILL_GRACE = 2.0
+# Output kept from a command; the rest is read and dropped, so `yes` cannot fill the memory.
+# The model sees far less (the tool's output limit), this only bounds what is held.
+MAX_KEPT_BYTES = 1 << 20
 
 
 class TimedOut(Exception):
@@ -58,8 +61,11 @@ async def run_local(command: str, cwd: Path) -> tuple[int | None, str]:
 
 async def _read(process: asyncio.subprocess.Process, chunks: list[bytes]) -> None:
     assert process.stdout is not None
+    kept = 0
     while chunk := await process.stdout.read(65536):
-        chunks.append(chunk)
+        if kept < MAX_KEPT_BYTES:
+            chunks.append(chunk[: MAX_KEPT_BYTES - kept])
+            kept += len(chunks[-1])
     await process.wait()
 
 

@@ -220,7 +220,9 @@ class Workspace:
         return found[:limit]
 
     async def _list_files(self, args: ListFiles, _call_id: str) -> str:
-        return "\n".join(self._files(self._path(args.path), MAX_LISTED)) or "(no files)"
+        # Off the loop: listing a folder of many entries reads all of them first.
+        files = await asyncio.to_thread(self._files, self._path(args.path), MAX_LISTED)
+        return "\n".join(files) or "(no files)"
 
     def _file(self, relative: str) -> Path:
         """`_path`, refusing what is there but not a regular file: opening a named pipe or a

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 from anthropic_server import ScriptedAPI, serving
-from claude_agent_sdk import StreamEvent
+from claude_agent_sdk import ResultMessage, StreamEvent, ToolResultBlock, UserMessage
+from client_view import ClientView, expected
 from integration_pipe import run_example
 from mcp import Client
 from mcp.types import CallToolResult
@@ -277,3 +278,95 @@ async def test_a_tool_waits_for_a_consumer_that_is_behind(
         assert (await running).is_error is False
         assert [len(u["plan"]["entries"]) for u in send.updates][:2] == [1, 2]  # previewed
         assert list(session.plans) == ["plan-1"]  # and applied once
+
+
+def in_query(session_id: str, messages: list[StreamEvent]) -> list[StreamEvent]:
+    return [StreamEvent(uuid=m.uuid, session_id=session_id, event=m.event) for m in messages]
+
+
+def entries(session: PlanSession) -> dict[str, list[str]]:
+    return {i: [e.content for e in p.entries] for i, p in session.plans.items()}  # type: ignore[union-attr]
+
+
+EDITED = {"type": "items", "entries": [{"content": "Reproduce"}, {"content": "Ask first"}]}
+
+
+async def test_concurrent_queries_on_one_session_keep_their_streams_apart(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    # Two queries stream a plan call each, at the same content block index, interleaved.
+    a = {"id": "a", **EDITED}
+    b = {"id": "b", **CREATE}
+    previews = PlanPreviews(session)
+    streams = [
+        in_query("q1", tool_use_stream(0, "toolu_a", "mcp__plans__create_plan", json.dumps(a))),
+        in_query("q2", tool_use_stream(0, "toolu_b", "mcp__plans__create_plan", json.dumps(b))),
+    ]
+    for query in ("q1", "q2"):
+        start = StreamEvent(uuid="s", session_id=query, event={"type": "message_start"})
+        await previews.on_message(start)
+    for pair in zip(*streams, strict=False):
+        for message in pair:
+            await previews.on_message(message)
+    for message in streams[1][len(streams[0]) :]:
+        await previews.on_message(message)
+    async with connect(session) as client:
+        results = [
+            await call(client, "create_plan", a, "toolu_a"),
+            await call(client, "create_plan", b, "toolu_b"),
+        ]
+    assert [r.is_error for r in results] == [False, False]
+    assert entries(session) == {"a": ["Reproduce", "Ask first"], "b": ["Reproduce", "Fix", "Test"]}
+    assert ClientView(session.form).apply_all(send.updates).shown() == expected(session.plans)
+
+
+async def test_a_pre_tool_use_hooks_updated_input_is_what_applies(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    # The model streams CREATE; a PreToolUse hook answers with updatedInput EDITED, and Claude
+    # Code calls the tool with that: EDITED applies, and CREATE's previews are replaced.
+    previews = PlanPreviews(session)
+    await previews.on_message(event({"type": "message_start", "message": {}}))
+    for message in tool_use_stream(0, "toolu_1", "mcp__plans__create_plan", json.dumps(CREATE)):
+        await previews.on_message(message)
+    assert len(send.updates[-1]["plan"]["entries"]) == 3  # the streamed plan was previewed
+    async with connect(session) as client:
+        result = await call(client, "create_plan", EDITED, "toolu_1")
+    plain = PlanSession(RecordingSend(), session_id="p")
+    assert text(result) == (await plain.call("create_plan", EDITED)).content
+    assert entries(session) == {"plan-1": ["Reproduce", "Ask first"]}
+    assert ClientView(session.form).apply_all(send.updates).shown() == expected(session.plans)
+
+
+async def test_a_denied_call_and_an_interrupted_query_take_their_previews_back(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    previews = PlanPreviews(session)
+    await previews.on_message(event({"type": "message_start", "message": {}}))
+    for message in tool_use_stream(0, "toolu_1", "mcp__plans__create_plan", json.dumps(CREATE)):
+        await previews.on_message(message)
+    assert send.updates
+    # Permission denied: Claude Code answers the tool use itself, no tool runs.
+    denied = ToolResultBlock(tool_use_id="toolu_1", content="denied", is_error=True)
+    await previews.on_message(UserMessage(content=[denied]))
+    assert send.updates[-1] == {"sessionUpdate": "plan_removed", "planId": "plan-1"}
+    # Interrupted mid-stream: the query's result ends it.
+    await previews.on_message(event({"type": "message_start", "message": {}}))
+    stream = iter(tool_use_stream(0, "toolu_2", "mcp__plans__create_plan", json.dumps(CREATE)))
+    sent = len(send.updates)
+    while len(send.updates) == sent:  # up to the first step's preview
+        await previews.on_message(next(stream))
+    assert send.updates[-1]["sessionUpdate"] == "plan_update"
+    interrupted = ResultMessage(
+        subtype="error_during_execution",
+        duration_ms=1,
+        duration_api_ms=1,
+        is_error=True,
+        num_turns=1,
+        session_id="cc",
+    )
+    await previews.on_message(interrupted)
+    assert send.updates[-1]["sessionUpdate"] == "plan_removed"
+    assert session.plans == {}
+    assert ClientView(session.form).apply_all(send.updates).shown() == {}
+    assert await session.abort_all() == []

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from client_view import ClientView, expected
 from integration_pipe import run_example
 from pydantic_ai import Agent
 from pydantic_ai.messages import (
@@ -308,3 +310,69 @@ async def test_a_name_completed_by_deltas_still_streams(
     assert [len(u["plan"]["entries"]) for u in send.updates][:2] == [1, 2]
     assert (await session.finish("c1")).ok
     assert [e.content for e in session.plans["plan-1"].entries] == ["Reproduce", "Fix", "Test"]
+
+
+def interleaving(
+    calls: list[tuple[str, str, str]], gate: asyncio.Event | None = None
+) -> FunctionModel:
+    """A streaming model that yields to the event loop between fragments, so that concurrent
+    runs interleave; with `gate`, it stops mid-call until the gate opens."""
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+        if answered(messages):
+            yield "Done."
+            return
+        for index, (cid, name, args) in enumerate(calls):
+            yield {index: DeltaToolCall(name=name, tool_call_id=cid)}
+            for start in range(0, len(args), 5):
+                await asyncio.sleep(0)
+                if gate is not None and start >= PART:
+                    await gate.wait()
+                yield {index: DeltaToolCall(json_args=args[start : start + 5])}
+
+    def whole(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        raise AssertionError("these runs stream")
+
+    return FunctionModel(whole, stream_function=stream)
+
+
+def plan(plan_id: str, *steps: str) -> str:
+    return json.dumps({"id": plan_id, "type": "items", "entries": [{"content": s} for s in steps]})
+
+
+async def test_concurrent_runs_sharing_a_toolset_keep_their_streams_apart(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    # The same call id, at the same stream index, in two runs at once: each run's fragments
+    # go to its own call (they were once fed into one, and a valid call was "not valid JSON").
+    plans = PlanToolset(session)
+    a = Agent(interleaving([("c1", "create_plan", plan("a", "A1", "A2"))]), toolsets=[plans])
+    b = Agent(interleaving([("c1", "create_plan", plan("b", "B1", "B2", "B3"))]), toolsets=[plans])
+    results = await asyncio.gather(
+        *(agent.run("plan", capabilities=[plans.previews()]) for agent in (a, b))
+    )
+    for result in results:
+        assert [p.outcome for p in returns(result.all_messages())] == ["success"]
+    assert {i: [e.content for e in p.entries] for i, p in session.plans.items()} == {
+        "a": ["A1", "A2"],
+        "b": ["B1", "B2", "B3"],
+    }
+    assert len([u for u in send.updates if len(u["plan"]["entries"]) == 1]) == 2  # previews
+    assert ClientView(session.form).apply_all(send.updates).shown() == expected(session.plans)
+
+
+async def test_a_run_cancelled_mid_stream_takes_its_previews_back(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    plans = PlanToolset(session)
+    gate = asyncio.Event()
+    agent = Agent(interleaving([("c1", "create_plan", CREATE)], gate), toolsets=[plans])
+    run = asyncio.create_task(agent.run("plan", capabilities=[plans.previews()]))
+    while not send.updates:  # the first step is on the client
+        await asyncio.sleep(0)
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    assert session.plans == {}
+    assert send.updates[-1] == {"sessionUpdate": "plan_removed", "planId": "plan-1"}
+    assert not session.is_streaming("c1")

@@ -241,6 +241,20 @@ def run_demo() -> None:
         assert shown in out.stdout, out.stdout
 
 
+async def serve_fake_api() -> None:
+    """`FakeModelAPI` on httpx2's mock transport, with no model SDK to put on it."""
+    import httpx2
+
+    from llm_plans.testing import FakeModelAPI, chat_chunks, sse
+
+    api = FakeModelAPI(sse(chat_chunks([("call_1", "create_plan", PLAN)])))
+    async with httpx2.AsyncClient(transport=httpx2.MockTransport(api)) as client:
+        response = await client.post("https://api.test/v1/chat/completions", json={"n": 1})
+    assert response.headers["content-type"] == "text/event-stream", response.headers
+    assert response.text.endswith("data: [DONE]\n\n"), response.text
+    assert api.requests == [{"n": 1}], api.requests
+
+
 async def start_agent_command() -> None:
     """`llm-plans agent`, as acpx or Zed start it, answers `initialize` and opens a session."""
     import acp
@@ -273,6 +287,9 @@ def check(extra: str, root: Path) -> dict[str, Any]:
         name, answer = EXAMPLES[extra]
         asyncio.run(run_example(root, name, answer))
         examples.append(name)
+    if extra == "testing":
+        asyncio.run(serve_fake_api())
+        examples.append("FakeModelAPI")
     if extra == "agent":
         run_demo()
         asyncio.run(start_agent_command())

@@ -164,6 +164,9 @@ def clean_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k not in drop}
 
 
+# What the check runs for an extra besides its example (tests/extras_check.py).
+ALSO_RUN = {"agent": ["llm-plans demo", "llm-plans agent"], "testing": ["FakeModelAPI"]}
+
 # The Anthropic stand-in's script for the Claude Agent SDK example: plan, progress, remove.
 CLAUDE_STEPS = [
     [("toolu_1", "mcp__plans__create_plan", extras_check.PLAN)],
@@ -247,8 +250,7 @@ def test_extra_alone_in_a_fresh_virtualenv(
     assert Path(report["llm_plans"]).is_relative_to(env_dir)  # the wheel's, not the checkout's
     assert report["blocks"] == [where for where, _ in extras_check.blocks_for(extra, ROOT)]
     expected = [extras_check.EXAMPLES[extra][0]] if extra in extras_check.EXAMPLES else []
-    commands = ["llm-plans demo", "llm-plans agent"] if extra == "agent" else []
-    assert report["examples"] == expected + commands
+    assert report["examples"] == expected + ALSO_RUN.get(extra, [])
     if extra in ("openai", "anthropic"):
         # the section's model loop ran against the fake API, with only this SDK installed
         assert any(d.endswith(f"{extra}_turn") for d in report["driven"]), report

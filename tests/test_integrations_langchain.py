@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
+from client_view import ClientView, expected
 from integration_pipe import run_example
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 from pydantic import Field
 
@@ -241,3 +244,105 @@ async def test_example_over_an_acp_pipe(caps: dict[str, Any]) -> None:
     else:
         assert plan[-1] == {"sessionUpdate": "plan", "entries": []}
     assert client.updates[-1]["sessionUpdate"] == "agent_message_chunk"
+
+
+EDITED = {"type": "items", "entries": [{"content": "Reproduce"}, {"content": "Ask first"}]}
+
+
+def reviewed_graph(model: ScriptedChatModel, session: PlanSession, **compile: Any) -> Any:
+    """The usual agent with a checkpointer, for runs that stop for a human's review."""
+    plans = plan_tools(session)
+    bound = model.bind_tools(plans, strict=True)
+
+    async def call_model(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [await bound.ainvoke(state["messages"])]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("model", call_model)
+    builder.add_node("tools", ToolNode(plans))
+    builder.add_edge(START, "model")
+    builder.add_conditional_edges("model", tools_condition)
+    builder.add_edge("tools", "model")
+    return builder.compile(checkpointer=InMemorySaver(), **compile)
+
+
+def edited(message: BaseMessage, arguments: dict[str, Any]) -> AIMessage:
+    assert isinstance(message, AIMessage)
+    [call] = message.tool_calls
+    return AIMessage("", id=message.id, tool_calls=[{**call, "args": arguments}])
+
+
+async def test_a_review_edit_through_update_state_is_what_applies(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    model = ScriptedChatModel(turns=[[("c1", "create_plan", CREATE)], "Done."], streaming=True)
+    app = reviewed_graph(model, session, interrupt_before=["tools"])
+    config: Any = {"configurable": {"thread_id": "t"}, "callbacks": [PlanPreviews(session)]}
+    await app.ainvoke({"messages": [("user", "fix it")]}, config)
+    # Stopped for review: the streamed plan was previewed, and taken back as the run ended.
+    assert len(send.updates[-2]["plan"]["entries"]) == 3
+    assert send.updates[-1] == {"sessionUpdate": "plan_removed", "planId": "plan-1"}
+    assert session.plans == {}
+    # The reviewer edits the call's arguments; the resumed run applies the edit.
+    state = await app.aget_state(config)
+    await app.aupdate_state(config, {"messages": [edited(state.values["messages"][-1], EDITED)]})
+    final = await app.ainvoke(None, config)
+    assert [m.status for m in tool_messages(final)] == ["success"]
+    assert [e.content for e in session.plans["plan-1"].entries] == ["Reproduce", "Ask first"]
+    assert ClientView(session.form).apply_all(send.updates).shown() == expected(session.plans)
+
+
+async def test_arguments_edited_within_the_run_apply_in_place_of_the_streamed_ones(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    # A review node between the model and the tools rewrites the call in the same run: the
+    # tool finishes the streamed call with the rewritten arguments.
+    model = ScriptedChatModel(turns=[[("c1", "create_plan", CREATE)], "Done."], streaming=True)
+    plans = plan_tools(session)
+    bound = model.bind_tools(plans, strict=True)
+
+    async def call_model(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [await bound.ainvoke(state["messages"])]}
+
+    async def review(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [edited(state["messages"][-1], EDITED)]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("model", call_model)
+    builder.add_node("review", review)
+    builder.add_node("tools", ToolNode(plans))
+    builder.add_edge(START, "model")
+    builder.add_conditional_edges("model", tools_condition, {"tools": "review", END: END})
+    builder.add_edge("review", "tools")
+    builder.add_edge("tools", "model")
+    config: Any = {"callbacks": [PlanPreviews(session)]}
+    final = await builder.compile().ainvoke({"messages": [("user", "fix it")]}, config)
+    assert [m.status for m in tool_messages(final)] == ["success"]
+    previewed = [len(u["plan"]["entries"]) for u in send.updates]
+    assert previewed[:3] == [1, 2, 3]  # CREATE streamed, step by step
+    assert [e.content for e in session.plans["plan-1"].entries] == ["Reproduce", "Ask first"]
+    plain = PlanSession(RecordingSend(), session_id="p")
+    assert tool_messages(final)[0].content == (await plain.call("create_plan", EDITED)).content
+    assert ClientView(session.form).apply_all(send.updates).shown() == expected(session.plans)
+
+
+async def test_concurrent_graph_runs_sharing_previews_and_tools_keep_apart(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    a = json.dumps({"id": "a", **EDITED})
+    b = json.dumps({"id": "b", **json.loads(CREATE)})
+    previews = PlanPreviews(session)  # one callback, one set of tools, two runs at once
+    apps = [
+        graph(
+            ScriptedChatModel(turns=[[("c1", "create_plan", args)], "Done."], streaming=True),
+            session,
+        )
+        for args in (a, b)
+    ]
+    finals = await asyncio.gather(
+        *(app.ainvoke({"messages": [("user", "plan")]}, {"callbacks": [previews]}) for app in apps)
+    )
+    for final in finals:
+        assert [m.status for m in tool_messages(final)] == ["success"]
+    assert {i: len(p.entries) for i, p in session.plans.items()} == {"a": 2, "b": 3}
+    assert ClientView(session.form).apply_all(send.updates).shown() == expected(session.plans)

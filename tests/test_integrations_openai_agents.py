@@ -6,11 +6,13 @@ serves Responses API payloads in their real wire format.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 import pytest
 from agents import Agent, OpenAIChatCompletionsModel, OpenAIResponsesModel, RunConfig, Runner
+from client_view import ClientView, expected
 from integration_pipe import run_example
 from wire import Recorder, chat_stream, openai_client, responses_response, responses_stream, sse
 
@@ -241,3 +243,36 @@ async def test_live_previews_with_a_chat_completions_model(
     assert list(session.plans) == ["plan-1"]
     assert session.plans["plan-1"].entries[0].status == "completed"
     assert http.requests[0]["tools"][0]["function"]["strict"] is True
+
+
+async def test_concurrent_streamed_runs_keep_their_streams_apart(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    # Two runs at once on one session, their items at the same output index with the same
+    # item id: each run's PlanPreviews feeds its own calls, and a new response of one run
+    # takes back nothing of the other's.
+    plans = {
+        "a": {**json.loads(CREATE), "id": "a"},
+        "b": {**json.loads(CREATE), "id": "b", "entries": json.loads(CREATE)["entries"][:2]},
+    }
+
+    async def run(plan_id: str) -> Any:
+        http = Recorder(
+            responses_stream([(f"call_{plan_id}", "create_plan", json.dumps(plans[plan_id]))]),
+            text_stream("Done."),
+        )
+        result = Runner.run_streamed(agent(session, http), "plan", run_config=NO_TRACES)
+        async with PlanPreviews(session) as previews:
+            async for event in result.stream_events():
+                await previews.on_event(event)
+                await asyncio.sleep(0)  # let the other run's events in between
+        return outputs(http)
+
+    said = await asyncio.gather(run("a"), run("b"))
+    assert [s[0].split("\n")[0] for s in said] == [
+        'Created plan "a" (items, 3 steps):',
+        'Created plan "b" (items, 2 steps):',
+    ]
+    assert {i: len(p.entries) for i, p in session.plans.items()} == {"a": 3, "b": 2}
+    assert any(len(u["plan"]["entries"]) == 1 for u in send.updates)  # previews went out
+    assert ClientView(session.form).apply_all(send.updates).shown() == expected(session.plans)

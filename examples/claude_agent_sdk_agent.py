@@ -36,13 +36,15 @@ class ClaudeAgent(FrameworkAgent[tuple[PlanSession, ClaudeAgentOptions]]):
 
     async def answer(self, state: tuple[PlanSession, ClaudeAgentOptions], text: str) -> str:
         session, options = state
-        previews = PlanPreviews(session)
         answer = ""
-        async for message in query(prompt=text, options=options):
-            await previews.on_message(message)
-            if isinstance(message, ResultMessage):
-                answer = message.result or ""
-                options.resume = message.session_id  # the next prompt continues this one
+        # Leaving the block (the query done, failed or cancelled) takes back the previews of
+        # any call no tool ran.
+        async with PlanPreviews(session) as previews:
+            async for message in query(prompt=text, options=options):
+                await previews.on_message(message)
+                if isinstance(message, ResultMessage):
+                    answer = message.result or ""
+                    options.resume = message.session_id  # the next prompt continues this one
         return answer
 
 

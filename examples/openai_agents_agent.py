@@ -54,9 +54,11 @@ class OpenAIAgentsAgent(FrameworkAgent[tuple[PlanSession, list[Any]]]):
             [*history, {"role": "user", "content": text}],
             run_config=RunConfig(tracing_disabled=offline),
         )
-        previews = PlanPreviews(session)
-        async for event in result.stream_events():
-            await previews.on_event(event)  # plan steps reach the client as they stream
+        # Leaving the block (the run done, failed or cancelled) takes back the previews of any
+        # call no tool ran.
+        async with PlanPreviews(session) as previews:
+            async for event in result.stream_events():
+                await previews.on_event(event)  # plan steps reach the client as they stream
         history[:] = result.to_input_list()
         return str(result.final_output)
 

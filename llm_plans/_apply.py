@@ -139,7 +139,14 @@ def _create(
         plan_id, next_number = generated_id(book, held, own_id)
         # A generated id meets the id rules too (a small max_id_length, a counter restored
         # high): a plan the session holds must be one its snapshot restores.
-        problems += check_id(plan_id, rules.limits)
+        if check_id(plan_id, rules.limits):
+            problems.append(
+                Problem(
+                    "id",
+                    f'the generated id "{plan_id}" is longer than '
+                    f"{rules.limits.max_id_length} characters; send an id of your own.",
+                )
+            )
     plan = build(kind, plan_id, args, rules, problems, None)
     if problems or plan is None:
         raise Rejection(problems, context)

@@ -150,6 +150,13 @@ def validate(tool: ToolName, value: Any) -> Any:
         raise Rejection([Problem("", f"{exc}. Send one JSON object.")]) from None
     if not isinstance(value, dict):
         raise Rejection([Problem("", "the arguments must be a JSON object.", value)])
+    # A step sent as a JSON string was parsed from its own root, so it may nest deeper than
+    # the whole call may: hold the repaired call to the rules of one JSON text, as a snapshot
+    # of the plan will be held when it is restored.
+    try:
+        decode_bytes(_as_bytes(value))
+    except Undecodable as exc:
+        raise Rejection([Problem("", f"{exc}. Send one JSON object.")]) from None
     try:
         return adapter.validate_python(value)
     except _ValidationError as exc:

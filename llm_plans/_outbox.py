@@ -39,6 +39,20 @@ def is_async(send: object) -> bool:
     return _coroutine_function(send) or _coroutine_function(type(send).__call__)
 
 
+def takes_one_argument(send: Callable[..., object]) -> bool:
+    """False when `send` cannot be called with the params dict alone (e.g. the ACP SDK's
+    `conn.session_update(session_id, update)`); True when it can or cannot be told."""
+    try:
+        signature = inspect.signature(send)
+    except (TypeError, ValueError):  # some builtins and C callables have none
+        return True
+    try:
+        signature.bind({})
+    except TypeError:
+        return False
+    return True
+
+
 def _coroutine_function(function: object) -> bool:
     # Before 3.12 (inspect.markcoroutinefunction), functions that return coroutines without
     # being `async def`, such as mock.create_autospec of an async function, carry asyncio's

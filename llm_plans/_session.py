@@ -22,7 +22,7 @@ from ._legacy import Flattener, ReadText, read_plan_file
 from ._limits import Limits
 from ._lock import SessionLock
 from ._models import ToolName
-from ._outbox import Outbox, Send, is_async
+from ._outbox import Outbox, Send, is_async, takes_one_argument
 from ._registry import DEFAULT_PREFIXES, Names
 from ._snapshot import SkippedPlan, dump, load
 from ._snapshot import error as snapshot_error
@@ -73,6 +73,12 @@ class PlanSession:
                 "not. A session awaits each send to learn whether the client was reached. For "
                 "a function that returns an awaitable, wrap it: async def send(params): await "
                 "f(params). With the ACP SDK, use llm_plans.acp_send(conn)."
+            )
+        if not takes_one_argument(send):
+            raise ConfigurationError(
+                f"send must take one argument, the session/update params dict; {send!r} "
+                "cannot. With the ACP SDK, use llm_plans.acp_send(conn), not "
+                "conn.session_update."
             )
         self.session_id = session_id
         wire_form = _wire.form_for(client_capabilities) if form is None else _wire.parse_form(form)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +15,7 @@ from ._apply import Rejected, apply
 from ._book import AnyPlan, Book
 from ._builder import Rules
 from ._errors import ConfigurationError
+from ._limits import Limits
 from ._models import Plan
 
 _PLAN: TypeAdapter[AnyPlan] = TypeAdapter(Plan)
@@ -51,24 +53,39 @@ def load(snapshot: Mapping[str, Any], rules: Rules) -> tuple[Book, list[SkippedP
     Each plan is re-created through the core as a `create_plan` call would be, so ids,
     limits and file locations (inside the workspace) hold for restored plans too.
     """
-    if not isinstance(snapshot, Mapping) or snapshot.get("version") != VERSION:
-        version = snapshot.get("version") if isinstance(snapshot, Mapping) else snapshot
+    version = snapshot.get("version") if isinstance(snapshot, Mapping) else snapshot
+    if type(version) is not int or version != VERSION:  # True and 1.0 equal 1, but are not it
         raise ConfigurationError(f"unsupported snapshot version {version!r}; expected {VERSION}")
     number = snapshot.get("next_number")
     plans = snapshot.get("plans")
-    if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+    if type(number) is not int or number < 1:
         raise ConfigurationError(f"snapshot next_number must be a positive integer; got {number!r}")
+    if number > 10**rules.limits.max_id_length:
+        # No generated id ("plan-N") this long can be held, so no session wrote this counter;
+        # a huge one would also fail every later create (and str() past 4,300 digits).
+        raise ConfigurationError(
+            f"snapshot next_number has {number.bit_length()} bits; no generated id of at most "
+            f"{rules.limits.max_id_length} characters has that number"
+        )
     if not isinstance(plans, list):
         raise ConfigurationError("snapshot plans must be a list")
+    # A restored plan is held to every rule a plan is, but not to the size of one call: the
+    # snapshot writes each step in full (its priority and status too), and `changes` may have
+    # grown a plan past what one call can send.
+    rules = dataclasses.replace(
+        rules, limits=dataclasses.replace(rules.limits, max_arguments_bytes=sys.maxsize)
+    )
     book = Book()
     skipped = []
     for index, raw in enumerate(plans):
+        oversized = _oversized(raw, rules.limits)
+        if oversized is not None:
+            skipped.append(SkippedPlan(index, _readable(_raw_id(raw)), oversized))
+            continue
         try:
             plan = _PLAN.validate_python(raw)
         except ValidationError as exc:
-            raw_id = raw.get("id") if isinstance(raw, Mapping) else None
-            message = exc.errors(include_url=False)[0]["msg"]
-            skipped.append(SkippedPlan(index, _readable(raw_id), message))
+            skipped.append(SkippedPlan(index, _readable(_raw_id(raw)), _validation_reason(exc)))
             continue
         outcome = apply(book, "create_plan", _as_call(plan), rules)
         if isinstance(outcome, Rejected):
@@ -76,8 +93,8 @@ def load(snapshot: Mapping[str, Any], rules: Rules) -> tuple[Book, list[SkippedP
             continue
         if plan.meta is not None:
             try:
-                json.dumps(plan.meta, allow_nan=False)
-            except (ValueError, TypeError, RecursionError) as exc:
+                json.dumps(plan.meta, allow_nan=False, ensure_ascii=False).encode("utf-8")
+            except (ValueError, TypeError, RecursionError) as exc:  # UnicodeError is a ValueError
                 reason = f"_meta is not strict JSON ({exc})"
                 skipped.append(SkippedPlan(index, _readable(plan.id), reason))
                 continue
@@ -88,15 +105,46 @@ def load(snapshot: Mapping[str, Any], rules: Rules) -> tuple[Book, list[SkippedP
     return Book(book.plans, max(number, book.next_number)), skipped
 
 
+# The all-or-nothing error names this many plans and counts the rest: a hostile snapshot of
+# many bad plans must not make an error message of megabytes.
+_MAX_LISTED = 10
+
+
 def error(skipped: list[SkippedPlan]) -> ConfigurationError:
-    """The all-or-nothing `restore` error: every plan left out, and why."""
+    """The all-or-nothing `restore` error: the first plans left out and why, and how many more."""
     lines = [
         f"plans[{s.index}]: {s.reason}"
         if s.id is None
         else f"plans[{s.index}] ({s.id!r}): {s.reason}"
-        for s in skipped
+        for s in skipped[:_MAX_LISTED]
     ]
+    if len(skipped) > _MAX_LISTED:
+        more = len(skipped) - _MAX_LISTED
+        lines.append(f"... and {more} more {'plan' if more == 1 else 'plans'} left out")
     return ConfigurationError("invalid snapshot:\n" + "\n".join(lines))
+
+
+def _oversized(raw: object, limits: Limits) -> str | None:
+    # Counted before validating, so a snapshot of a million steps is refused at once.
+    entries = raw.get("entries") if isinstance(raw, Mapping) else None
+    if isinstance(entries, list) and len(entries) > limits.max_entries:
+        return f"entries: {len(entries)} steps; at most {limits.max_entries} are accepted."
+    return None
+
+
+def _raw_id(raw: object) -> object:
+    return raw.get("id") if isinstance(raw, Mapping) else None
+
+
+def _validation_reason(exc: ValidationError) -> str:
+    # The first problem with its field path: "entries.3.content: Field required".
+    first = exc.errors(include_url=False)[0]
+    where = ".".join(str(part) for part in first["loc"])
+    more = exc.error_count() - 1
+    reason = f"{where}: {first['msg']}" if where else first["msg"]
+    if more:
+        reason += f" (and {more} more {'problem' if more == 1 else 'problems'})"
+    return reason
 
 
 def _reason(rejected: Rejected) -> str:

@@ -107,8 +107,11 @@ def test_a_generated_id_meets_the_id_rules() -> None:
     rules = Rules(Limits(max_id_length=5))
     outcome = rejected(apply(Book(), "create_plan", STEPS, rules))
     assert outcome.problems[0].path == "id"
-    assert "at most 5 characters" in outcome.text
+    # The model sent no id: it is told to send one, not that "plan-1" was too long.
+    assert 'the generated id "plan-1" is longer than 5 characters; send an id of your own' in (
+        outcome.text
+    )
     assert applied(apply(Book(), "create_plan", {**STEPS, "id": "mine"}, rules)).plan_id == "mine"
     # A counter restored high enough that plan-N no longer fits is refused the same way.
     high = Book(next_number=10**70)
-    assert "at most 64 characters" in rejected(apply(high, "create_plan", STEPS)).text
+    assert "longer than 64 characters" in rejected(apply(high, "create_plan", STEPS)).text

@@ -301,6 +301,25 @@ def test_a_synchronous_send_is_refused_at_construction(send: Any) -> None:
         PlanSession(send, session_id="s")
 
 
+class TwoArgumentClient:
+    """The ACP SDK's connection: `session_update(session_id, update)` is async but is no send."""
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        raise AssertionError("never called")
+
+
+async def no_arguments() -> None:
+    raise AssertionError("never called")
+
+
+@pytest.mark.parametrize(
+    "send", [TwoArgumentClient().session_update, no_arguments], ids=["sdk-method", "no-arguments"]
+)
+def test_an_async_send_that_cannot_take_the_params_is_refused(send: Any) -> None:
+    with pytest.raises(ConfigurationError, match=r"send must take one argument.*acp_send\(conn\)"):
+        PlanSession(send, session_id="s")
+
+
 @pytest.mark.parametrize(
     "send",
     [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 from pathlib import Path
 from typing import Any
 
@@ -260,6 +261,9 @@ async def test_restore_from_inside_send_or_on_commit_raises_reentrancy_error() -
 LIMITS = [
     Limits(),
     Limits(max_id_length=6, max_entries=3, max_entry_chars=12, max_markdown_chars=40, max_plans=3),
+    # A snapshot writes each step in full: a plan sent in few bytes restores past a small call
+    # limit all the same.
+    Limits(max_arguments_bytes=160, max_entries=5),
 ]
 
 
@@ -373,3 +377,103 @@ def seen(form: str, updates: list[dict[str, Any]]) -> Any:
     """What a client that just loaded the session shows after these updates."""
     view = ClientView(form).apply_all(updates)
     return view.shown_entries() if form == "legacy" else view.shown()
+
+
+# ---- regressions of the round trip ------------------------------------------------------------
+
+
+async def test_a_plan_grown_past_the_call_size_limit_restores() -> None:
+    # The snapshot writes every step in full, and `changes` grow a plan in small calls: the
+    # limit on one call's size is no limit on what a plan may hold.
+    session = PlanSession(RecordingSend(), session_id="s")
+    assert (await session.call("create_plan", {"type": "items", "entries": ["x"] * 200})).ok
+    for first in range(1, 201, 20):
+        changes = [{"step": n, "content": "漢" * 1000} for n in range(first, first + 20)]
+        assert (await session.call("update_plan", {"id": "plan-1", "changes": changes})).ok
+    restored = PlanSession(RecordingSend(), session_id="s")
+    assert restored.restore(session.snapshot()) == []
+    assert restored.plans == session.plans
+
+    tight = Limits(max_arguments_bytes=120)
+    small = PlanSession(RecordingSend(), session_id="s", limits=tight)
+    compact = '{"type":"items","entries":[{"content":"aaaaaaaaaa"},{"content":"bbbbbbbbbb"}]}'
+    assert (await small.call("create_plan", compact)).ok
+    again = PlanSession(RecordingSend(), session_id="s", limits=tight)
+    assert again.restore(small.snapshot()) == []
+
+
+@pytest.mark.parametrize("depth", [190, 196, 197, 198, 199, 230])
+async def test_a_step_sent_as_json_text_restores_at_any_depth(depth: int) -> None:
+    # A step sent as JSON text is parsed from its own root: the repaired call is held to the
+    # depth of one JSON text, as its snapshot will be when restored.
+    meta: Any = 1
+    for _ in range(depth):
+        meta = [meta]
+    step = {"content": "x", "_meta": {"m": meta}}
+    as_text = PlanSession(RecordingSend(), session_id="s")
+    as_object = PlanSession(RecordingSend(), session_id="s")
+    text_result = await as_text.call(
+        "create_plan", {"type": "items", "id": "a", "entries": [json.dumps(step)]}
+    )
+    object_result = await as_object.call(
+        "create_plan", {"type": "items", "id": "a", "entries": [step]}
+    )
+    for session, result in ((as_text, text_result), (as_object, object_result)):
+        if result.ok:
+            assert PlanSession(RecordingSend(), session_id="s").restore(session.snapshot()) == []
+    if object_result.ok:  # what is accepted as an object is accepted as text
+        assert as_text.plans == as_object.plans
+
+
+async def test_plan_meta_that_is_not_utf8_is_refused_by_restore() -> None:
+    snapshot = snapshot_of(
+        {"type": "markdown", "id": "a", "content": "x", "_meta": {"k": "\udfff"}}
+    )
+    session = PlanSession(RecordingSend(), session_id="s")
+    with pytest.raises(ConfigurationError, match="_meta is not strict JSON"):
+        session.restore(snapshot)
+    assert session.plans == {}
+
+
+@pytest.mark.parametrize("version", [True, 1.0, "1"])
+def test_only_the_integer_version_is_a_snapshot(version: Any) -> None:
+    snapshot = {"version": version, "next_number": 1, "plans": []}
+    with pytest.raises(ConfigurationError, match="unsupported snapshot version"):
+        PlanSession(RecordingSend(), session_id="s").restore(snapshot, partial=True)
+
+
+async def test_a_counter_no_session_could_reach_is_refused() -> None:
+    session = PlanSession(RecordingSend(), session_id="s")
+    for huge in (10**5000, 10**70):
+        with pytest.raises(ConfigurationError, match="next_number"):
+            session.restore({"version": 1, "next_number": huge, "plans": []})
+    assert (await session.call("create_plan", {"type": "markdown", "content": "x"})).ok
+    json.dumps(session.snapshot())
+
+
+def test_the_all_or_nothing_error_is_bounded_and_counts_the_rest() -> None:
+    bad = [{"type": "markdown", "id": f"p{n}", "content": ""} for n in range(5000)]
+    session = PlanSession(RecordingSend(), session_id="s")
+    with pytest.raises(ConfigurationError) as raised:
+        session.restore({"version": 1, "next_number": 1, "plans": bad})
+    message = str(raised.value)
+    assert len(message) < 4000
+    assert message.endswith("... and 4990 more plans left out")
+    skipped = session.restore({"version": 1, "next_number": 1, "plans": bad}, partial=True)
+    assert len(skipped) == 5000
+
+
+def test_a_plan_of_too_many_steps_is_refused_before_its_steps_are_read() -> None:
+    entries: list[Any] = [object()] * 1_000_000  # validating these would fail one by one
+    plan = {"type": "items", "id": "big", "entries": entries}
+    session = PlanSession(RecordingSend(), session_id="s")
+    [skipped] = session.restore({"version": 1, "next_number": 1, "plans": [plan]}, partial=True)
+    assert skipped.id == "big"
+    assert "1000000 steps; at most 200" in skipped.reason
+
+
+def test_a_skipped_plan_names_the_field_that_failed() -> None:
+    plan = {"type": "items", "id": "a", "entries": [{"content": "ok"}, {"status": "done"}]}
+    session = PlanSession(RecordingSend(), session_id="s")
+    [skipped] = session.restore({"version": 1, "next_number": 1, "plans": [plan]}, partial=True)
+    assert skipped.reason.startswith("items.entries.1.content: Field required")

@@ -137,7 +137,7 @@ class Calls:
         session = self.session
         if call_id and self._lagging and self.previewing and self._streamed:
             await self._await_start(call_id)
-        streamed = self._take(call_id, runs) if call_id else None
+        streamed = self._take(call_id, runs, arguments) if call_id else None
         if streamed is None:
             if call_id and self._lagging and self.previewing:
                 self._settled[call_id] = None
@@ -158,13 +158,18 @@ class Calls:
         except StreamError:  # its stream ended meanwhile (its run ended, or no consumer)
             return await session.call(session.plan_tool(name) or name, arguments)
 
-    def _take(self, call_id: str, runs: Collection[Run | None] | None) -> Streamed | None:
+    def _take(
+        self, call_id: str, runs: Collection[Run | None] | None, arguments: Any
+    ) -> Streamed | None:
         live = self._live.get(call_id, [])
         if runs is not None:  # the first of `runs` that streamed the call has it
             live = [s for run in runs for s in live if self._owners.get(s) is run]
         if not live:
             return None
-        streamed = live[0]
+        # Runs that cannot be told apart at the tool and reuse an id (fake models do): the
+        # stream of these very arguments is this call's, else a complete one, else the first.
+        streamed = next((s for s in live if s.same(arguments)), None)
+        streamed = streamed or next((s for s in live if s.done.is_set()), live[0])
         self._forget(streamed)
         return streamed if self.session.is_streaming(streamed.sid) else None
 

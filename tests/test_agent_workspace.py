@@ -44,8 +44,10 @@ class Conn:
         )
 
     # A client terminal whose command never exits by itself.
-    async def create_terminal(self, **_: Any) -> Any:
+    async def create_terminal(self, output_byte_limit: int, **_: Any) -> Any:
+        assert output_byte_limit == commands.MAX_KEPT_BYTES
         self.terminal_calls.append("create")
+        await asyncio.sleep(0)  # a round trip to the client
         return type("Terminal", (), {"terminal_id": "term_1"})()
 
     async def wait_for_terminal_exit(self, **_: Any) -> Any:
@@ -265,6 +267,22 @@ async def test_a_cancelled_command_in_the_client_terminal_is_killed_and_released
     with pytest.raises(asyncio.CancelledError):
         await call
     assert conn.terminal_calls == ["create", "wait", "kill", "release"]
+
+
+async def test_a_command_cancelled_while_the_client_starts_its_terminal_is_stopped(
+    tmp_path: Path,
+) -> None:
+    root, _ = project(tmp_path)
+    conn = Conn()
+    call = asyncio.ensure_future(
+        workspace(root, conn, terminal=True).run("run_command", _command("sleep 1000"))
+    )
+    while "create" not in conn.terminal_calls:
+        await asyncio.sleep(0)
+    call.cancel()  # the client has not answered terminal/create yet
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    assert conn.terminal_calls == ["create", "kill", "release"]
 
 
 async def test_a_command_in_the_client_terminal_past_its_time(

@@ -37,16 +37,26 @@ async def run_local(command: str, cwd: Path) -> tuple[int | None, str]:
 
     Cancelled or timed out, the whole group is stopped before this returns or raises.
     """
-    process = await asyncio.create_subprocess_exec(
-        "bash",
-        "-c",
-        command,
-        cwd=cwd,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,  # its own session and process group, led by the shell
+    starting = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            "bash",
+            "-c",
+            command,
+            cwd=cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,  # its own session and process group, led by the shell
+        )
     )
+    try:
+        process = await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        # Cancelled while the pipes were being connected: the command already runs, and
+        # asyncio would only kill the shell when dropping it. Stop the whole group.
+        with contextlib.suppress(Exception):
+            await _stop(await starting)
+        raise
     chunks: list[bytes] = []
     try:
         await asyncio.wait_for(_read(process, chunks), COMMAND_TIMEOUT)
@@ -99,7 +109,24 @@ async def run_in_terminal(
     before this returns or raises.
     """
     ids = {"session_id": session_id}
-    terminal = await conn.create_terminal(command="bash", args=["-c", command], cwd=str(cwd), **ids)
+    creating = asyncio.ensure_future(
+        conn.create_terminal(
+            command="bash",
+            args=["-c", command],
+            cwd=str(cwd),
+            output_byte_limit=MAX_KEPT_BYTES,  # the client keeps no more than the agent would
+            **ids,
+        )
+    )
+    try:
+        terminal = await asyncio.shield(creating)
+    except asyncio.CancelledError:
+        # Cancelled while the client was starting it: once it has, stop it all the same.
+        with contextlib.suppress(Exception):
+            ids["terminal_id"] = (await creating).terminal_id
+            await conn.kill_terminal(**ids)
+            await conn.release_terminal(**ids)
+        raise
     ids["terminal_id"] = terminal.terminal_id
     try:
         try:

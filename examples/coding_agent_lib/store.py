@@ -71,6 +71,9 @@ class PlanStore:
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
             db.execute("PRAGMA journal_mode=WAL")
+            # Each commit reaches the disk before the save returns (and so before the client
+            # hears of it); some builds default to NORMAL, which can lose the last commits.
+            db.execute("PRAGMA synchronous=FULL")
             db.execute(
                 "CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, cwd TEXT NOT NULL, "
                 "snapshot TEXT NOT NULL, updated REAL NOT NULL)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+import math
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -26,7 +27,8 @@ from ._outbox import Outbox, Send, is_async, takes_one_argument
 from ._registry import DEFAULT_PREFIXES, Names
 from ._snapshot import SkippedPlan, dump, load
 from ._snapshot import error as snapshot_error
-from ._streams import Flight, Streams
+from ._streams import DEFAULT_PREVIEW_BUDGET, Flight, Streams
+from ._toolcalls import parse  # the call shapes only: the providers build on the session
 from ._wire import Json, WireForm
 
 __all__ = ["PlanSession", "Send"]
@@ -38,6 +40,14 @@ _logger = logging.getLogger("llm_plans")
 
 class PlanSession:
     """The plans of one ACP session, forwarded to its client in the form the client supports.
+
+    `preview_budget` bounds what a streamed call's previews cost: all previews of one call
+    together send at most about that many times the call's final notification in bytes (the
+    budget is counted on the argument text each preview is worked out from). A long plan then
+    shows in growing steps: a larger budget shows steps sooner (lower latency from a step's
+    closing brace to the client), a smaller one costs less CPU and bandwidth. At least 1
+    (with 1 a call shows one preview at most). docs/benchmarks.md shows the latency each
+    budget buys.
 
     State commits before sending: when `send` fails, the call still counts (the model's
     result says the client was not reached) and the next call re-sends what the client missed.
@@ -59,6 +69,7 @@ class PlanSession:
         discipline: bool = True,
         read_text: ReadText = read_plan_file,
         stream_interval: float = DEFAULT_STREAM_INTERVAL,
+        preview_budget: float = DEFAULT_PREVIEW_BUDGET,
         on_commit: Callable[[PlanSession], None] | None = None,
         tool_prefixes: Iterable[str] = DEFAULT_PREFIXES,
     ) -> None:
@@ -80,12 +91,17 @@ class PlanSession:
                 "cannot. With the ACP SDK, use llm_plans.acp_send(conn), not "
                 "conn.session_update."
             )
+        if type(preview_budget) not in (int, float) or not 1 <= preview_budget < math.inf:
+            raise ConfigurationError(
+                "preview_budget must be a finite number of at least 1 (times the size of a "
+                f"streamed call's final notification); got {preview_budget!r}"
+            )
         self.session_id = session_id
         wire_form = _wire.form_for(client_capabilities) if form is None else _wire.parse_form(form)
         self._rules = Rules(limits or Limits(), Path(workspace) if workspace else None)
         flattener = Flattener(self._rules.limits, self._rules.workspace, read_text)
         self._outbox = Outbox(send, session_id, wire_form, flattener)
-        self._streams = Streams()
+        self._streams = Streams(preview_budget)
         self._names = Names(tool_prefixes)
         self._discipline = discipline
         self._stream_interval = stream_interval
@@ -101,6 +117,7 @@ class PlanSession:
 
     @property
     def limits(self) -> Limits:
+        """The limits every call on this session is checked against."""
         return self._rules.limits
 
     @property
@@ -126,8 +143,6 @@ class PlanSession:
 
     def handles(self, call: Any) -> bool:
         """True when `call` (as an SDK returns it) is a call to one of the plan tools."""
-        from .providers import parse  # the providers build on the session, not the reverse
-
         parsed = parse(call)
         return parsed is not None and self.plan_tool(parsed.name) is not None
 
@@ -139,8 +154,6 @@ class PlanSession:
         `truncated=True` for the last call of a response cut by the token limit
         (`finish_reason == "length"`, `stop_reason == "max_tokens"`): it is rejected as cut off.
         """
-        from .providers import parse
-
         parsed = parse(call)
         tool = None if parsed is None else self.plan_tool(parsed.name)
         if parsed is None or tool is None:
@@ -159,9 +172,12 @@ class PlanSession:
         """Add a fragment of a plan tool call's arguments as it streams in.
 
         The client sees each entry (or line of markdown) once it is complete, at most once
-        per `stream_interval` and within a budget that grows with the plan. Call
+        per `stream_interval` and within the session's `preview_budget`. Call
         `finish(call_id)` when the call's arguments are complete, or `abort(call_id)`.
+        Previews that `feed_nowait` left due go out first, in order.
         """
+        if self._streams.due:
+            await self.flush()
         flight = self._streams.get(call_id)
         if flight is None or flight.name != name:
             flight = self._start(call_id, name)
@@ -181,6 +197,38 @@ class PlanSession:
         async with self._lock.held():
             if self._streams.get(call_id) is flight:
                 await self._preview(flight)
+
+    def feed_nowait(
+        self, call_id: str, name: str, fragment: str | bytes | Mapping[str, Any]
+    ) -> bool:
+        """Add a fragment as `feed` does, without awaiting: for adapters that take many
+        fragments per event.
+
+        Starts no task and no timer. A preview this fragment makes due is noted, and goes
+        out, in order with the others, at the next awaited `flush()`, `feed()` or
+        `finish()`; a preview that is due only after `stream_interval` waits for the next
+        fragment that finds the interval over. True when a preview is due now: await
+        `session.flush()` to send it (its send failing is rolled back as any preview's).
+        """
+        flight = self._streams.get(call_id)
+        if flight is None or flight.name != name:
+            flight = self._start(call_id, name)
+        if flight.add(fragment):
+            flight.pending = True
+        if not flight.pending or flight.due:
+            return flight.due
+        wait = flight.wait(asyncio.get_running_loop().time(), self._stream_interval)
+        if wait is None or wait > 0:
+            return False
+        self._streams.mark_due(call_id, flight)
+        return True
+
+    async def flush(self) -> None:
+        """Send the previews `feed_nowait` left due, in the order they became due."""
+        async with self._lock.held():
+            for call_id, flight in self._streams.take_due():
+                if self._streams.get(call_id) is flight:
+                    await self._preview(flight)
 
     def _start(self, call_id: str, name: str) -> Flight:
         tool = self.plan_tool(name)
@@ -206,6 +254,8 @@ class PlanSession:
         `arguments`, when given, are the call's complete arguments as the provider reported
         them at the end (JSON text or a dict); they replace what was fed.
         """
+        if self._streams.due:
+            await self.flush()
         async with self._lock.held():
             flight = self._streams.pop(call_id)
             if flight is None:
@@ -249,6 +299,7 @@ class PlanSession:
         return True
 
     async def _preview(self, flight: Flight) -> None:
+        flight.pending = flight.due = False
         if not flight.scan():
             return
         # Every attempt counts against the budget, shown or not: working out a preview costs

@@ -20,7 +20,8 @@ from ._prefix import FinalPrefix
 # The text of all previews of one call stays within this many times the call's own text:
 # a long plan streamed at a live token rate is shown in growing steps rather than re-sent
 # whole for every line (a 100 KB markdown plan once cost 500 times its size in previews).
-PREVIEW_BUDGET = 8
+# Chosen from the curve of latency against budget in docs/benchmarks.md (section e3).
+DEFAULT_PREVIEW_BUDGET = 8.0
 
 
 @dataclass(eq=False)
@@ -30,6 +31,8 @@ class Flight:
     tool: ToolName
     limit: int
     """Bytes of arguments kept; past it the call is rejected for its size when it finishes."""
+    budget: float = DEFAULT_PREVIEW_BUDGET
+    """The session's `preview_budget`."""
     name: str = ""
     """The tool name as fed (a prefixed one included), to recognise the next fragment fast."""
     scanner: FinalPrefix = field(default_factory=FinalPrefix)
@@ -51,6 +54,10 @@ class Flight:
     timer: asyncio.TimerHandle | None = None
     fresh: bool = False
     """The scanner found something new since the last preview was worked out."""
+    pending: bool = False
+    """A fragment taken by `feed_nowait` may let a preview show something new."""
+    due: bool = False
+    """A preview is due and waits in the session's queue for the next awaited call."""
     _raw: list[bytes] | None = None
     """The fragments as fed, when some were bytes: the finished call gets exactly those."""
     _surrogate: bool = False
@@ -154,7 +161,7 @@ class Flight:
 
     def wait(self, now: float, interval: float) -> float | None:
         """Seconds until a preview may go out (0: now), or None until the text grows."""
-        if self.previewed > (PREVIEW_BUDGET - 1) * self.size:
+        if self.previewed > (self.budget - 1) * self.size:
             return None
         return max(0.0, self.last_at + interval - now)
 
@@ -175,15 +182,26 @@ def _utf8_len(text: str) -> int:
 class Streams:
     """The streamed calls of one session, by call id."""
 
-    def __init__(self) -> None:
+    def __init__(self, budget: float = DEFAULT_PREVIEW_BUDGET) -> None:
         self._flights: dict[str, Flight] = {}
+        self._budget = budget
         # The dict's own lookup, not a method around it: this runs for every fragment.
         self.get: Callable[[str], Flight | None] = self._flights.get
+        self.due: list[tuple[str, Flight]] = []
+        """Flights whose preview `feed_nowait` found due, in that order."""
+
+    def mark_due(self, call_id: str, flight: Flight) -> None:
+        flight.due = True
+        self.due.append((call_id, flight))
+
+    def take_due(self) -> list[tuple[str, Flight]]:
+        due, self.due = self.due, []
+        return due
 
     def start(self, call_id: str, tool: ToolName, limit: int) -> Flight:
         flight = self._flights.get(call_id)
         if flight is None:
-            flight = self._flights[call_id] = Flight(tool, limit)
+            flight = self._flights[call_id] = Flight(tool, limit, self._budget)
         elif flight.tool != tool:
             raise StreamError(f"call {call_id!r} was started as {flight.tool}, not {tool}")
         return flight

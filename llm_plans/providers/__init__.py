@@ -12,37 +12,10 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-from . import anthropic, ollama, openai
+from .._toolcalls import parse
 from ._base import Arguments, ProviderCall, StreamAdapter
 from .anthropic import AnthropicStream
 from .openai import OpenAIChatStream, OpenAIResponsesStream
-
-PARSERS: tuple[Callable[[Any], ProviderCall | None], ...] = (
-    anthropic.parse,
-    openai.parse_responses,
-    openai.parse,
-    ollama.parse,
-)
-"""Asked in turn; each recognises only its own provider's calls."""
-
-
-def parse(call: Any) -> ProviderCall | None:
-    """The tool call `call` in provider-neutral form, or None when no provider knows it.
-
-    Accepts an OpenAI chat tool call (with or without `"type": "function"`, as Mistral and
-    LiteLLM send them), an OpenAI Responses `function_call`, an Anthropic `tool_use` block or
-    an Ollama native tool call, as SDK objects or dicts. Any tool name is parsed; ask
-    `session.plan_tool(call.name)` whether it is a plan tool.
-    """
-    for parser in PARSERS:
-        parsed = parser(call)
-        if parsed is not None:
-            return parsed
-    return None
-
 
 __all__ = [
     "AnthropicStream",

@@ -5,41 +5,32 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-if TYPE_CHECKING:
-    from .._session import PlanSession
+from .._feedback import ToolResult
+from .._toolcalls import Arguments, ProviderCall, Shape, get
 
-Arguments = str | Mapping[str, Any] | None
-"""A call's arguments as the provider sent them: JSON text, or an already decoded object."""
-Shape = Callable[["ProviderCall", str, bool], dict[str, Any]]
-"""Puts a tool result in the provider's native shape: (call, content, ok) -> message."""
+__all__ = ["Arguments", "ProviderCall", "Session", "Shape", "StreamAdapter", "get"]
 
 
-def get(obj: Any, key: str) -> Any:
-    """An attribute of an SDK object, or a key of its dict form."""
-    if isinstance(obj, Mapping):
-        return obj.get(key)
-    return getattr(obj, key, None)
+class Session(Protocol):
+    """What the stream adapters use of a `PlanSession`: the adapters build on the session,
+    and the session knows nothing of them."""
 
+    def plan_tool(self, name: str) -> Any: ...
 
-@dataclass(frozen=True)
-class ProviderCall:
-    """One tool call as a provider sent it, and how that provider expects its result."""
+    def feed_nowait(self, call_id: str, name: str, fragment: str | bytes) -> bool: ...
 
-    call_id: str | None
-    """The id as sent (even ""); None for providers whose calls carry none (Ollama)."""
-    name: str
-    """The tool name as sent, prefix included (`mcp__plans__create_plan`)."""
-    arguments: Arguments
-    shape: Shape = field(repr=False, compare=False)
+    async def flush(self) -> None: ...
 
-    def result(self, content: str, ok: bool) -> dict[str, Any]:
-        """The tool result to append to the conversation, in the provider's native shape."""
-        return self.shape(self, content, ok)
+    async def finish(
+        self, call_id: str, *, truncated: bool = False, arguments: Any = None
+    ) -> ToolResult: ...
+
+    async def abort(self, call_id: str) -> bool: ...
 
 
 _adapters = itertools.count(1)  # numbers each adapter, for session call ids unique to it
@@ -157,7 +148,7 @@ class StreamAdapter:
     choice finished), it aborts what the last one left open and starts its results anew.
     """
 
-    def __init__(self, session: PlanSession) -> None:
+    def __init__(self, session: Session) -> None:
         self._session = session
         self._serial = next(_adapters)
         self._response = 0
@@ -248,9 +239,14 @@ class StreamAdapter:
             return
         self._count += 1
         call.session_id = f"{call.provider_id}@{self._serial}.{self._response}.{self._count}"
-        await self._session.feed(call.session_id, call.tool, b"")
+        self._session.feed_nowait(call.session_id, call.tool, b"")
         if call.parts:
-            await self._session.feed(call.session_id, call.tool, "".join(call.parts))
+            await self._hand(call.session_id, call.tool, "".join(call.parts))
+
+    async def _hand(self, session_id: str, name: str, fragment: str) -> None:
+        # No await per fragment: only when a preview is due is the session given a turn.
+        if self._session.feed_nowait(session_id, name, fragment):
+            await self._session.flush()
 
     async def _feed(self, call: StreamedCall, fragment: Any) -> None:
         """More arguments: text is fed; an object is the complete arguments so far."""
@@ -264,7 +260,7 @@ class StreamAdapter:
         elif fragment:
             call.add(fragment)
             if call.session_id:
-                await self._session.feed(call.session_id, call.tool or call.name, fragment)
+                await self._hand(call.session_id, call.tool or call.name, fragment)
 
     async def _finish(self, call: StreamedCall, arguments: Arguments = None) -> None:
         """Finish one call: arguments, when given, are its complete final arguments."""

@@ -3,37 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ._base import ProviderCall, StreamAdapter, StreamedCall, get
+from .._toolcalls import ProviderCall, get
+from .._toolcalls import anthropic_result as result
+from .._toolcalls import parse_anthropic as parse
+from ._base import Session, StreamAdapter, StreamedCall
 
-if TYPE_CHECKING:
-    from .._session import PlanSession
-
-
-def parse(call: Any) -> ProviderCall | None:
-    """An Anthropic `tool_use` content block (object or dict); else None."""
-    name = get(call, "name")
-    if get(call, "type") != "tool_use" or not isinstance(name, str):
-        return None
-    return ProviderCall(str(get(call, "id")), name, get(call, "input"), result)
-
-
-def result(call: ProviderCall, content: str, ok: bool) -> dict[str, Any]:
-    """A `tool_result` block answering the call, flagged as an error when rejected."""
-    return {
-        "type": "tool_result",
-        "tool_use_id": call.call_id,
-        "content": content,
-        "is_error": not ok,
-    }
+__all__ = ["AnthropicStream", "parse", "result"]
 
 
 class AnthropicStream(StreamAdapter):
     """Feeds `messages.create(stream=True)` events, or those of `messages.stream(...)`, into
     a session. Tool uses are told apart by content block index."""
 
-    def __init__(self, session: PlanSession) -> None:
+    def __init__(self, session: Session) -> None:
         super().__init__(session)
         self._blocks: dict[Any, StreamedCall] = {}
         self._started = False

@@ -1,28 +1,13 @@
 """Ollama's native chat API (`/api/chat`, the `ollama` package): tool calls without ids.
 
 Its streamed responses carry each tool call whole in one message; its OpenAI-compatible
-endpoint (`/v1`) is served by `openai.py`.
+endpoint (`/v1`) is served by `openai.py`. How its calls are read and answered lives with
+every provider's in `llm_plans._toolcalls`, which the session uses too.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from .._toolcalls import ollama_result as result
+from .._toolcalls import parse_ollama as parse
 
-from ._base import ProviderCall, get
-
-
-def parse(call: Any) -> ProviderCall | None:
-    """An Ollama native tool call, `{"function": {"name": ..., "arguments": {...}}}` with no
-    id (object or dict); else None."""
-    function = get(call, "function")
-    name = get(function, "name")
-    if get(call, "type") not in (None, "function") or get(call, "id") is not None:
-        return None
-    if function is None or not isinstance(name, str):
-        return None
-    return ProviderCall(None, name, get(function, "arguments"), result)
-
-
-def result(call: ProviderCall, content: str, ok: bool) -> dict[str, Any]:
-    """A `tool` message naming the tool it answers, as Ollama matches results by name."""
-    return {"role": "tool", "tool_name": call.name, "content": content}
+__all__ = ["parse", "result"]

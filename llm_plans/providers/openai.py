@@ -11,30 +11,23 @@ the choice's latest call.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ._base import ProviderCall, StreamAdapter, StreamedCall, get
+from .._toolcalls import ProviderCall, get
+from .._toolcalls import openai_chat_result as result
+from .._toolcalls import openai_responses_result as responses_result
+from .._toolcalls import parse_openai_chat as parse
+from .._toolcalls import parse_openai_responses as parse_responses
+from ._base import Session, StreamAdapter, StreamedCall
 
-if TYPE_CHECKING:
-    from .._session import PlanSession
-
-
-def parse(call: Any) -> ProviderCall | None:
-    """An OpenAI chat tool call (object or dict), with `"type": "function"` or without it
-    (Mistral); None for anything else. Calls without an id are Ollama's (`ollama.parse`)."""
-    function = get(call, "function")
-    call_id = get(call, "id")
-    if get(call, "type") not in (None, "function") or function is None or call_id is None:
-        return None
-    name = get(function, "name")
-    if not isinstance(name, str):
-        return None
-    return ProviderCall(str(call_id), name, get(function, "arguments"), result)
-
-
-def result(call: ProviderCall, content: str, ok: bool) -> dict[str, Any]:
-    """A `tool` message answering the call (chat has no error flag: the text says so)."""
-    return {"role": "tool", "tool_call_id": call.call_id, "content": content}
+__all__ = [
+    "OpenAIChatStream",
+    "OpenAIResponsesStream",
+    "parse",
+    "parse_responses",
+    "responses_result",
+    "result",
+]
 
 
 @dataclass
@@ -55,7 +48,7 @@ class OpenAIChatStream(StreamAdapter):
     follow one of them and ignore the others, and `results_for(choice)` to read one's results.
     """
 
-    def __init__(self, session: PlanSession, *, choice: int | None = None) -> None:
+    def __init__(self, session: Session, *, choice: int | None = None) -> None:
         super().__init__(session)
         self._only = choice
         self._choices: dict[Any, _Choice] = {}
@@ -132,7 +125,7 @@ class OpenAIResponsesStream(StreamAdapter):
     `output_item.done` (LM Studio); the complete ones reported there are the call's.
     """
 
-    def __init__(self, session: PlanSession) -> None:
+    def __init__(self, session: Session) -> None:
         super().__init__(session)
         self._items: dict[Any, StreamedCall] = {}
         self._started = False
@@ -195,18 +188,3 @@ class OpenAIResponsesStream(StreamAdapter):
             await self.finish()
         elif kind in ("response.failed", "error"):
             await self.abort()
-
-
-def parse_responses(call: Any) -> ProviderCall | None:
-    """An OpenAI Responses `function_call` output item (object or dict); else None."""
-    if get(call, "type") != "function_call":
-        return None
-    name = get(call, "name")
-    if not isinstance(name, str):
-        return None
-    return ProviderCall(str(get(call, "call_id")), name, get(call, "arguments"), responses_result)
-
-
-def responses_result(call: ProviderCall, content: str, ok: bool) -> dict[str, Any]:
-    """A `function_call_output` input item answering the call."""
-    return {"type": "function_call_output", "call_id": call.call_id, "output": content}

@@ -1,0 +1,149 @@
+"""Tool calls as each model API returns them, in one provider-neutral form, and the tool
+result each API expects back.
+
+This is what `PlanSession.handle()` needs of the providers, kept apart from their stream
+adapters: the adapters build on the session (`llm_plans.providers`), and the session knows
+only these shapes, so dependencies point one way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+Arguments = str | Mapping[str, Any] | None
+"""A call's arguments as the provider sent them: JSON text, or an already decoded object."""
+Shape = Callable[["ProviderCall", str, bool], dict[str, Any]]
+"""Puts a tool result in the provider's native shape: (call, content, ok) -> message."""
+
+
+def get(obj: Any, key: str) -> Any:
+    """An attribute of an SDK object, or a key of its dict form."""
+    if type(obj) is dict:  # the common case first: one type check, no isinstance walk
+        return obj.get(key)
+    if isinstance(obj, Mapping):
+        return obj.get(key)
+    return getattr(obj, key, None)
+
+
+@dataclass(frozen=True)
+class ProviderCall:
+    """One tool call as a provider sent it, and how that provider expects its result."""
+
+    call_id: str | None
+    """The id as sent (even ""); None for providers whose calls carry none (Ollama)."""
+    name: str
+    """The tool name as sent, prefix included (`mcp__plans__create_plan`)."""
+    arguments: Arguments
+    shape: Shape = field(repr=False, compare=False)
+
+    def result(self, content: str, ok: bool) -> dict[str, Any]:
+        """The tool result to append to the conversation, in the provider's native shape."""
+        return self.shape(self, content, ok)
+
+
+# ---- Anthropic Messages ---------------------------------------------------------------------
+
+
+def parse_anthropic(call: Any) -> ProviderCall | None:
+    """An Anthropic `tool_use` content block (object or dict); else None."""
+    name = get(call, "name")
+    if get(call, "type") != "tool_use" or not isinstance(name, str):
+        return None
+    return ProviderCall(str(get(call, "id")), name, get(call, "input"), anthropic_result)
+
+
+def anthropic_result(call: ProviderCall, content: str, ok: bool) -> dict[str, Any]:
+    """A `tool_result` block answering the call, flagged as an error when rejected."""
+    return {
+        "type": "tool_result",
+        "tool_use_id": call.call_id,
+        "content": content,
+        "is_error": not ok,
+    }
+
+
+# ---- OpenAI Chat Completions (and the servers that speak it) --------------------------------
+
+
+def parse_openai_chat(call: Any) -> ProviderCall | None:
+    """An OpenAI chat tool call (object or dict), with `"type": "function"` or without it
+    (Mistral); None for anything else. Calls without an id are Ollama's (`parse_ollama`)."""
+    function = get(call, "function")
+    call_id = get(call, "id")
+    if get(call, "type") not in (None, "function") or function is None or call_id is None:
+        return None
+    name = get(function, "name")
+    if not isinstance(name, str):
+        return None
+    return ProviderCall(str(call_id), name, get(function, "arguments"), openai_chat_result)
+
+
+def openai_chat_result(call: ProviderCall, content: str, ok: bool) -> dict[str, Any]:
+    """A `tool` message answering the call (chat has no error flag: the text says so)."""
+    return {"role": "tool", "tool_call_id": call.call_id, "content": content}
+
+
+# ---- OpenAI Responses -----------------------------------------------------------------------
+
+
+def parse_openai_responses(call: Any) -> ProviderCall | None:
+    """An OpenAI Responses `function_call` output item (object or dict); else None."""
+    if get(call, "type") != "function_call":
+        return None
+    name = get(call, "name")
+    if not isinstance(name, str):
+        return None
+    return ProviderCall(
+        str(get(call, "call_id")), name, get(call, "arguments"), openai_responses_result
+    )
+
+
+def openai_responses_result(call: ProviderCall, content: str, ok: bool) -> dict[str, Any]:
+    """A `function_call_output` input item answering the call."""
+    return {"type": "function_call_output", "call_id": call.call_id, "output": content}
+
+
+# ---- Ollama native chat ---------------------------------------------------------------------
+
+
+def parse_ollama(call: Any) -> ProviderCall | None:
+    """An Ollama native tool call, `{"function": {"name": ..., "arguments": {...}}}` with no
+    id (object or dict); else None."""
+    function = get(call, "function")
+    name = get(function, "name")
+    if get(call, "type") not in (None, "function") or get(call, "id") is not None:
+        return None
+    if function is None or not isinstance(name, str):
+        return None
+    return ProviderCall(None, name, get(function, "arguments"), ollama_result)
+
+
+def ollama_result(call: ProviderCall, content: str, ok: bool) -> dict[str, Any]:
+    """A `tool` message naming the tool it answers, as Ollama matches results by name."""
+    return {"role": "tool", "tool_name": call.name, "content": content}
+
+
+PARSERS: tuple[Callable[[Any], ProviderCall | None], ...] = (
+    parse_anthropic,
+    parse_openai_responses,
+    parse_openai_chat,
+    parse_ollama,
+)
+"""Asked in turn; each recognises only its own provider's calls."""
+
+
+def parse(call: Any) -> ProviderCall | None:
+    """The tool call `call` in provider-neutral form, or None when no provider knows it.
+
+    Accepts an OpenAI chat tool call (with or without `"type": "function"`, as Mistral and
+    LiteLLM send them), an OpenAI Responses `function_call`, an Anthropic `tool_use` block or
+    an Ollama native tool call, as SDK objects or dicts. Any tool name is parsed; ask
+    `session.plan_tool(call.name)` whether it is a plan tool.
+    """
+    for parser in PARSERS:
+        parsed = parser(call)
+        if parsed is not None:
+            return parsed
+    return None

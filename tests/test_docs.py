@@ -249,6 +249,7 @@ def test_the_agent_limits_table_states_the_agents_constants() -> None:
     assert number(rows["`search`: pattern program"]) << 20 == search.MAX_PROGRAM_BYTES
     assert number(rows["tool paths"]) == workspace.MAX_PATH_CHARS
     assert number(rows["tool output"]) == workspace.MAX_OUTPUT_CHARS
+    assert number(rows["command output held"]) << 20 == commands.MAX_KEPT_BYTES
     assert number(rows["`session/load` notice"]) == MAX_NAMED_SKIPPED
 
 

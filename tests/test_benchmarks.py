@@ -104,3 +104,5 @@ def test_the_docs_prose_agrees_with_the_results() -> None:
     assert by_key["e2"]["rows"][0][5].startswith("0 /")  # 20 steps: each step at once
     assert all(float(row[3].split("x")[0]) < 1 for row in by_key["b"]["rows"][1:])
     assert float(by_key["g"]["rows"][0][3].split("x")[0]) > 0.5  # most of the raw rate
+    assert float(by_key["f"]["rows"][0][2].split("x")[0]) < 1.5  # about what a small file costs
+    assert float(by_key["a2"]["rows"][0][3].split("x")[0]) < 0.5  # a small fraction of a call

@@ -4,6 +4,7 @@ are exactly those of the committed results file."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import subprocess
@@ -106,3 +107,11 @@ def test_the_docs_prose_agrees_with_the_results() -> None:
     assert float(by_key["g"]["rows"][0][3].split("x")[0]) > 0.5  # most of the raw rate
     assert float(by_key["f"]["rows"][0][2].split("x")[0]) < 1.5  # about what a small file costs
     assert float(by_key["a2"]["rows"][0][3].split("x")[0]) < 0.5  # a small fraction of a call
+    default = [row for row in by_key["e3"]["rows"] if row[1] == "8"]
+    assert default
+    assert all(float(row[5].rstrip("x")) <= 8 for row in default)  # within 8x by default
+    by_budget = sorted(by_key["e3"]["rows"], key=lambda row: (int(row[0]), float(row[1])))
+    for small, large in itertools.pairwise(by_budget):  # more budget, sooner, more bytes
+        if small[0] == large[0]:
+            assert int(large[2]) <= int(small[2])
+            assert float(large[5].rstrip("x")) >= float(small[5].rstrip("x"))

@@ -111,12 +111,12 @@ class StreamedCall:
     """Its native tool result, once finished."""
 
     end: JsonEnd = field(default_factory=JsonEnd, repr=False)
+    _scanned: int = field(default=0, repr=False)
     _whole: bool | None = field(default=None, repr=False)
 
     def add(self, fragment: str) -> None:
-        """More argument text."""
+        """More argument text (scanned only when asked whether it is complete)."""
         self.parts.append(fragment)
-        self.end.feed(fragment)
 
     def is_complete_json(self) -> bool:
         """The arguments so far already form a whole JSON object or array (so more text is a
@@ -124,6 +124,9 @@ class StreamedCall:
         parsed only once its brackets have closed, and then only once."""
         if self.final is not None:
             return True
+        if self._scanned < len(self.parts):  # each piece is scanned once, when first asked
+            self.end.feed("".join(self.parts[self._scanned :]))
+            self._scanned = len(self.parts)
         if not self.end.closed or self.end.trailing:
             return False
         if self._whole is None:
@@ -250,6 +253,11 @@ class StreamAdapter:
 
     async def _feed(self, call: StreamedCall, fragment: Any) -> None:
         """More arguments: text is fed; an object is the complete arguments so far."""
+        if type(fragment) is str and fragment and call.session_id and not call.done:
+            call.parts.append(fragment)  # the common delta, per token: no further checks
+            if self._session.feed_nowait(call.session_id, call.tool or call.name, fragment):
+                await self._session.flush()
+            return
         if call.done or not isinstance(fragment, (Mapping, str)):
             return
         if fragment and call.tentative:

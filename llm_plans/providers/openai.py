@@ -10,10 +10,11 @@ the choice's latest call.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._toolcalls import ProviderCall, get
+from .._toolcalls import ProviderCall, fields, get, reader
 from .._toolcalls import openai_chat_result as result
 from .._toolcalls import openai_responses_result as responses_result
 from .._toolcalls import parse_openai_chat as parse
@@ -71,29 +72,57 @@ class OpenAIChatStream(StreamAdapter):
     async def on_event(self, event: Any) -> None:
         """Take one chat completion chunk, as the SDK yields it; plan steps reach the client
         as they complete."""
-        if get(event, "type") == "chunk":  # the stream helper wraps each raw chunk
-            event = get(event, "chunk")
-        elif get(event, "object") != "chat.completion.chunk" and get(event, "type") is not None:
-            return  # another of the stream helper's events
-        chunk_id = get(event, "id")
+        read = reader(event)
+        if read("object") != "chat.completion.chunk":  # a raw chunk is the usual case
+            kind = read("type")
+            if kind == "chunk":  # the stream helper wraps each raw chunk
+                read = reader(read("chunk"))
+            elif kind is not None:
+                return  # another of the stream helper's events
+        chunk_id = read("id")
+        choices = read("choices")
         fresh = chunk_id and self._chunk_id and chunk_id != self._chunk_id
-        if fresh and get(event, "choices") and self._all_finished():
+        if fresh and choices and self._all_finished():
             await self._new_response()  # one adapter reused for the next response
         self._chunk_id = chunk_id or self._chunk_id
-        for choice in get(event, "choices") or []:
-            index = get(choice, "index") or 0
+        for choice in choices or []:
+            read = reader(choice)
+            index = read("index") or 0
             if self._only is not None and index != self._only:
                 continue
             calls = self._choices.setdefault(index, _Choice())
             if calls.finished:
                 continue
-            for delta in get(get(choice, "delta"), "tool_calls") or []:
-                await self._delta(index, calls, delta)
+            for delta in get(read("delta"), "tool_calls") or []:
+                due = self._more(calls, delta)
+                if due is None:
+                    await self._delta(index, calls, delta)
+                elif due:
+                    await self._session.flush()
             # Some servers (Ollama, SGLang versions) send "" on every chunk until the last.
-            reason = get(choice, "finish_reason")
+            reason = read("finish_reason")
             if reason:
                 calls.finished = True
                 await self._finish_group(index, reason == "length")
+
+    def _more(self, calls: _Choice, delta: Any) -> bool | None:
+        """More text for the call being streamed, the usual delta: handed to the session
+        at once (whether a preview is due). None for any other delta, which `_delta` takes."""
+        call = calls.latest
+        if call is None or not call.session_id or call.done:
+            return None
+        # Read at dict speed: a dict, or an SDK model's fields (see `fields`).
+        values = fields(delta)
+        function = None if values is None else fields(values.get("function"))
+        if values is None or function is None or values.get("id"):
+            return None
+        arguments = function.get("arguments")
+        if type(arguments) is not str or not arguments or function.get("name"):
+            return None
+        if calls.by_index.get(values.get("index")) is not call:
+            return None
+        call.parts.append(arguments)
+        return self._session.feed_nowait(call.session_id, call.tool or call.name, arguments)
 
     async def _delta(self, choice: int, calls: _Choice, delta: Any) -> None:
         call_id, index = get(delta, "id"), get(delta, "index")
@@ -114,8 +143,10 @@ class OpenAIChatStream(StreamAdapter):
             if call_id:
                 calls.by_id[call_id] = call
         calls.by_index[index] = calls.latest = call
-        await self._name(call, name)
-        await self._feed(call, arguments)
+        if name and call.tool is None:
+            await self._name(call, name)
+        if arguments or isinstance(arguments, Mapping):  # `{}` too: complete arguments
+            await self._feed(call, arguments)
 
 
 class OpenAIResponsesStream(StreamAdapter):

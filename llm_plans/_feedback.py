@@ -43,6 +43,11 @@ MAX_REJECTION_BYTES = 8 * 1024
 header, MAX_PROBLEMS_LISTED lines, the context and the next step fit in it with room left."""
 
 
+# `json.dumps(value, ensure_ascii=False)` without building an encoder on every call: result
+# texts quote step texts and ids on every call.
+_quoted = json.JSONEncoder(ensure_ascii=False).encode
+
+
 @dataclass(frozen=True)
 class Problem:
     """One thing wrong with a tool call, phrased for the model."""
@@ -252,7 +257,16 @@ def describe(plan: Stored, focus: Iterable[int] = ()) -> str:
         return f'plan "{plan.id}" (file {plan.uri}).'
     total = len(plan.entries)
     lines = [f'plan "{plan.id}" (items, {_steps(total)}):']
-    shown = range(1, total + 1) if total <= MAX_LISTED_STEPS else _focus(plan, focus)
+    if total <= MAX_LISTED_STEPS:
+        # Every step, in one pass: the usual plan, and a small call's largest text cost.
+        lines += [
+            f"{number}. [{e['status']}] {e['content']}"
+            if e["priority"] == "medium"
+            else f"{number}. [{e['status']}] {e['content']} ({e['priority']} priority)"
+            for number, e in enumerate(plan.entries, 1)
+        ]
+        return "\n".join(lines)
+    shown = _focus(plan, focus)
     previous = 0
     for number in shown:
         if number > previous + 1:
@@ -296,9 +310,7 @@ def _counts(plan: Stored) -> dict[str, int]:
 
 
 def _brief(text: str) -> str:
-    return json.dumps(
-        text if len(text) <= _MAX_BRIEF else text[: _MAX_BRIEF - 3] + "...", ensure_ascii=False
-    )
+    return _quoted(text if len(text) <= _MAX_BRIEF else text[: _MAX_BRIEF - 3] + "...")
 
 
 def _changes_line(verb: str, plan: Stored, changed: tuple[int, ...]) -> str:
@@ -346,7 +358,7 @@ def ids_list(plans: Mapping[str, Any]) -> str:
     if not plans:
         return "There are no plans yet; create one with create_plan."
     label = "Existing plan id: " if len(plans) == 1 else "Existing plan ids: "
-    return label + ", ".join(json.dumps(i, ensure_ascii=False) for i in plans) + "."
+    return label + ", ".join(map(_quoted, plans)) + "."
 
 
 def discipline_notes(plan: Stored) -> list[str]:
@@ -370,9 +382,7 @@ def discipline_notes(plan: Stored) -> list[str]:
 
 def progress_hint(plan: Stored) -> str:
     """How to record progress on a new items plan, in the fewest bytes."""
-    example = json.dumps(
-        {"id": plan.id, "changes": [{"step": 1, "status": "completed"}]}, ensure_ascii=False
-    )
+    example = _quoted({"id": plan.id, "changes": [{"step": 1, "status": "completed"}]})
     return f"Record progress by step number: update_plan {example}"
 
 

@@ -157,7 +157,8 @@ class Outbox:
         for plan_id, update in updates:
             try:
                 sending = self._send(_wire.notification(self._session_id, update))
-                if inspect.isawaitable(sending):
+                awaitable = inspect.isawaitable(sending)
+                if awaitable:
                     await sending
             except Exception as exc:
                 return exc
@@ -167,7 +168,7 @@ class Outbox:
                 # for every plan ever created. An id held by no one is skipped by `show` as
                 # "never shown", which is what a delivered removal leaves the client with.
                 del self._held[plan_id]
-            if not inspect.isawaitable(sending):
+            if not awaitable:
                 # A misuse, not a failed delivery: raised, never retried (the send ran).
                 raise ConfigurationError(_NOT_ASYNC.format(send=self._send, got=type(sending)))
         return None

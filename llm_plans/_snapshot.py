@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import sys
@@ -12,7 +13,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from ._apply import Rejected, apply
-from ._book import AnyPlan, Book
+from ._book import AnyPlan, Book, Json, Stored
 from ._builder import Rules
 from ._errors import ConfigurationError
 from ._limits import Limits
@@ -23,15 +24,44 @@ VERSION = 1
 
 
 def dump(book: Book) -> dict[str, Any]:
-    """The book as JSON-ready data."""
+    """The book as JSON-ready data, the caller's to keep and change.
+
+    Built from the stored wire values, not the typed models (a snapshot is taken on every
+    commit by agents that persist in `on_commit`): the same keys in the same order as the
+    models' `dump_python(mode="json", by_alias=True, exclude_none=True)`, which
+    `tests/test_snapshot.py` checks. Every dict and list is new, `_meta` values deep-copied,
+    so changing the snapshot changes nothing in the session.
+    """
     return {
         "version": VERSION,
         "next_number": book.next_number,
-        "plans": [
-            _PLAN.dump_python(p.model, mode="json", by_alias=True, exclude_none=True)
-            for p in book.plans.values()
-        ],
+        "plans": [_plan(p) for p in book.plans.values()],
     }
+
+
+def _plan(plan: Stored) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": plan.type, "id": plan.id}
+    if plan.type == "items":
+        out["entries"] = [
+            {"content": e["content"], "priority": e["priority"], "status": e["status"]}
+            if "_meta" not in e
+            else _entry_with_meta(e)
+            for e in plan.entries
+        ]
+    elif plan.type == "markdown":
+        out["content"] = plan.content
+    else:
+        out["uri"] = plan.uri
+    if plan.meta is not None:
+        out["_meta"] = copy.deepcopy(plan.meta)
+    return out
+
+
+def _entry_with_meta(entry: Json) -> dict[str, Any]:
+    out = {"content": entry["content"], "priority": entry["priority"], "status": entry["status"]}
+    if entry["_meta"] is not None:
+        out["_meta"] = copy.deepcopy(entry["_meta"])
+    return out
 
 
 @dataclass(frozen=True)
@@ -93,12 +123,15 @@ def load(snapshot: Mapping[str, Any], rules: Rules) -> tuple[Book, list[SkippedP
             continue
         if plan.meta is not None:
             try:
-                json.dumps(plan.meta, allow_nan=False, ensure_ascii=False).encode("utf-8")
+                text = json.dumps(plan.meta, allow_nan=False, ensure_ascii=False)
+                text.encode("utf-8")
             except (ValueError, TypeError, RecursionError) as exc:  # UnicodeError is a ValueError
                 reason = f"_meta is not strict JSON ({exc})"
                 skipped.append(SkippedPlan(index, _readable(plan.id), reason))
                 continue
-            with_meta = dataclasses.replace(outcome.book.plans[plan.id], meta=plan.meta)
+            # Kept as the JSON it is (a tuple as a list, keys as strings): what the session
+            # sends and snapshots is what that JSON text reads back as.
+            with_meta = dataclasses.replace(outcome.book.plans[plan.id], meta=json.loads(text))
             book = Book({**outcome.book.plans, plan.id: with_meta}, outcome.book.next_number)
         else:
             book = outcome.book

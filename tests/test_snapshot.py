@@ -14,8 +14,10 @@ from client_view import ClientView, expected
 from conftest import CAPABILITIES
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import TypeAdapter
 
 from llm_plans import ConfigurationError, Limits, PlanSession
+from llm_plans._models import Plan
 from llm_plans.testing import RecordingSend
 
 
@@ -360,6 +362,11 @@ async def round_trip(data: st.DataObject, form: str, limits: Limits, in_workspac
         else:
             await session.call(tool, arguments)
     snapshot = session.snapshot()
+    assert snapshot == model_dump(session)  # built from the wire values, as the models dump
+    assert json.dumps(snapshot) == json.dumps(model_dump(session))  # key order too
+    scribble(snapshot)
+    assert session.snapshot() == model_dump(session)  # the caller's copy is the caller's
+    snapshot = session.snapshot()
 
     again = RecordingSend()
     restored = PlanSession(again, session_id="s", **setup)
@@ -371,6 +378,51 @@ async def round_trip(data: st.DataObject, form: str, limits: Limits, in_workspac
     assert seen(form, from_restored) == seen(form, from_original)
     if form != "legacy":  # the same notifications, keyed by id or planId
         assert from_restored == from_original
+
+
+_PLAN: TypeAdapter[Any] = TypeAdapter(Plan)
+
+
+def model_dump(session: PlanSession) -> dict[str, Any]:
+    """What snapshot() gave when it dumped the typed models: the output it must keep."""
+    plans = [
+        _PLAN.dump_python(p, mode="json", by_alias=True, exclude_none=True)
+        for p in session.plans.values()
+    ]
+    return {"version": 1, "next_number": session.snapshot()["next_number"], "plans": plans}
+
+
+def scribble(value: Any) -> None:
+    """Change every dict and list inside `value`, as a careless caller might."""
+    if isinstance(value, dict):
+        for item in list(value.values()):
+            scribble(item)
+        value["scribbled"] = True
+    elif isinstance(value, list):
+        for item in value:
+            scribble(item)
+        value.append("scribbled")
+
+
+async def test_a_snapshot_is_the_callers_to_change() -> None:
+    send = RecordingSend()
+    session = PlanSession(send, session_id="s", client_capabilities={"plan": {}})
+    meta = {"source": {"tool": "x", "tags": ["a"]}}
+    entries = [{"content": "a", "_meta": meta}, {"content": "b"}]
+    await session.call("create_plan", {"type": "items", "id": "p", "entries": entries})
+    markdown = {"type": "markdown", "id": "m", "content": "x", "_meta": meta}
+    plans = [*session.snapshot()["plans"], markdown]
+    session.restore({"version": 1, "next_number": 3, "plans": plans})
+    before = session.snapshot()
+    held = dict(session.plans)
+    taken = session.snapshot()
+    scribble(taken)
+    taken["plans"].clear()
+    assert session.snapshot() == before
+    assert session.plans == held
+    await session.replay()
+    assert send.updates[-2]["plan"]["entries"][0]["_meta"] == meta  # the client's view too
+    assert send.updates[-1]["plan"]["_meta"] == meta
 
 
 def seen(form: str, updates: list[dict[str, Any]]) -> Any:

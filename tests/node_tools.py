@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,8 @@ SCHEMA = MODULES / "@agentclientprotocol" / "sdk" / "schema" / "v1" / "schema.un
 ACPX = MODULES / "acpx" / "dist" / "cli.js"
 # npm resolves and unpacks two packages with their dependencies; a cold cache takes a while.
 INSTALL_TIMEOUT = 600
+# A whole scripted turn, the agent's start-up included, on a loaded machine.
+ACPX_TIMEOUT = 180
 
 
 def node_modules() -> Path:
@@ -49,3 +52,20 @@ def validate_published(params: dict[str, Any]) -> None:
     """Raise unless `params` is a SessionNotification by ACP's published unstable schema."""
     node_modules()
     _session_notification_validator().validate(params)
+
+
+def acpx_exec(
+    agent: str, prompt: str, *, cwd: Path, env: Mapping[str, str], check: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """acpx, approving every permission, running `agent` on one prompt in `cwd`, stdin closed
+    (so it never waits for a person)."""
+    return subprocess.run(
+        ["node", str(ACPX), "--approve-all", "--agent", agent, "exec", prompt],
+        env=dict(env),
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=ACPX_TIMEOUT,
+        check=check,
+    )

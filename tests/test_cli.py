@@ -23,7 +23,7 @@ from agent_client import AGENT, Client, prompt_block, sample_project
 from coding_agent_lib import cli, retries
 from hypothesis import given
 from hypothesis import strategies as st
-from node_tools import ACPX, node_modules
+from node_tools import acpx_exec, node_modules
 
 import llm_plans
 from llm_plans import ClientCapabilitiesRecorder
@@ -443,16 +443,8 @@ def test_acpx_drives_llm_plans_agent(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     agent = f"{shlex.quote(LLM_PLANS)} agent --model scripted"
-    out = subprocess.run(
-        ["node", str(ACPX), "--approve-all", "--agent", agent, "exec", "fix the failing test"],
-        env={**bare_env(XDG_DATA_HOME=str(tmp_path / "xdg")), "HOME": str(home)},
-        cwd=project,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=True,
-    )
+    env = {**bare_env(XDG_DATA_HOME=str(tmp_path / "xdg")), "HOME": str(home)}
+    out = acpx_exec(agent, "fix the failing test", cwd=project, env=env)
     assert "- [completed] Run the tests" in out.stdout
     assert "Document the empty-list error in the README" in out.stdout
     assert "sum(values) / len(values)" in (project / "calc.py").read_text()

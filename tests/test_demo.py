@@ -5,7 +5,6 @@ wheel's `llm-plans agent`."""
 from __future__ import annotations
 
 import functools
-import importlib.util
 import io
 import math
 import os
@@ -19,17 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from node_tools import ACPX, node_modules
+from node_tools import acpx_exec, node_modules
 from rich.console import Console
+from wheel_build import PIP, ROOT, build_wheel
 
 from llm_plans import _demo
 from llm_plans._demo import examples_dir, marked
 from llm_plans.view import MARK_SECONDS, PlanBoard
 
-ROOT = Path(__file__).resolve().parents[1]
 # The demo runs the whole scripted session in a subprocess; generous room for a slow machine.
 TIMEOUT = 120
-PIP = [sys.executable, "-m", "pip", "-q"]
 DESIGN = {"planId": "design", "type": "markdown", "content": "- [x] one"}
 
 
@@ -140,17 +138,8 @@ class Installed:
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     """Build the wheel, install it alone into a new virtualenv."""
-    if importlib.util.find_spec("hatchling") is None:
-        pytest.skip("building the wheel offline needs hatchling, which the dev extra installs")
     tmp_path = tmp_path_factory.mktemp("wheel")
-    dist = tmp_path / "dist"
-    subprocess.run(
-        [*PIP, "wheel", "--no-deps", "--no-build-isolation", "-w", str(dist), str(ROOT)],
-        check=True,
-        capture_output=True,
-        timeout=TIMEOUT,
-    )
-    (wheel,) = dist.glob("llm_plans-*.whl")
+    wheel = build_wheel(tmp_path / "dist", timeout=TIMEOUT)
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=False)  # this interpreter's pip installs into it
     python = env_dir / "bin" / "python"
@@ -209,16 +198,7 @@ def test_acpx_drives_llm_plans_agent_from_a_wheel(installed: Installed, tmp_path
     ).stdout
     assert help_text.startswith("usage: llm-plans agent ")
     agent = f"{installed.command} agent --model scripted --script-delay 0"
-    out = subprocess.run(
-        ["node", str(ACPX), "--approve-all", "--agent", agent, "exec", "fix the failing test"],
-        env=env,
-        cwd=project,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=True,
-    )
+    out = acpx_exec(agent, "fix the failing test", cwd=project, env=env)
     assert "- [completed] Run the tests" in out.stdout
     assert "sum(values) / len(values)" in (project / "calc.py").read_text()
     assert (tmp_path / "xdg" / "llm-plans-agent").is_dir()

@@ -15,7 +15,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 from agent_client import AGENT, CAPS, SCRIPTED, agent_env, run_prompt, sample_project
-from node_tools import ACPX, NODE_DIR, node_modules, validate_published
+from node_tools import ACPX, NODE_DIR, acpx_exec, node_modules, validate_published
 from spec_shapes import check
 
 README = Path(__file__).resolve().parents[1] / "docs" / "example-agent.md"
@@ -194,16 +194,7 @@ def test_acpx_exits_non_zero_when_the_model_api_fails(tmp_path: Path) -> None:
     env.pop("LLM_PLANS_MODEL", None)
     agent = f"{sys.executable} {AGENT} --model gpt-4.1"
     try:
-        out = subprocess.run(
-            ["node", str(ACPX), "--approve-all", "--agent", agent, "exec", "fix the test"],
-            env=env,
-            cwd=project,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            check=False,
-        )
+        out = acpx_exec(agent, "fix the test", cwd=project, env=env, check=False)
     finally:
         server.shutdown()
         server.server_close()

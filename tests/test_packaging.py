@@ -9,7 +9,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import venv
 import zipfile
 from collections.abc import Iterator
@@ -19,11 +18,10 @@ from pathlib import Path
 import extras_check
 import pytest
 from anthropic_server import ScriptedAPI, serving
+from wheel_build import PIP, ROOT, build_wheel
 
 import llm_plans
 
-ROOT = Path(__file__).resolve().parents[1]
-PIP = [sys.executable, "-m", "pip", "-q"]
 # Installing an extra resolves and unpacks its whole tree (Claude Code alone is 365 MB);
 # generous room for a slow machine with a cold cache, never a timed assertion.
 INSTALL_TIMEOUT = 1200
@@ -49,17 +47,7 @@ def declared_extras() -> dict[str, set[str]]:
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel, built once, offline, as tests/test_demo.py builds it."""
-    if importlib.util.find_spec("hatchling") is None:
-        pytest.skip("building the wheel offline needs hatchling, which the dev extra installs")
-    dist = tmp_path_factory.mktemp("dist")
-    subprocess.run(
-        [*PIP, "wheel", "--no-deps", "--no-build-isolation", "-w", str(dist), str(ROOT)],
-        check=True,
-        capture_output=True,
-        timeout=CHECK_TIMEOUT,
-    )
-    (built,) = dist.glob("llm_plans-*.whl")
-    return built
+    return build_wheel(tmp_path_factory.mktemp("dist"), timeout=CHECK_TIMEOUT)
 
 
 def test_version_is_the_installed_distributions() -> None:

@@ -91,6 +91,16 @@ async def _stop(process: asyncio.subprocess.Process) -> None:
         _signal(process.pid, signal.SIGKILL)
     with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
         await asyncio.wait_for(asyncio.shield(process.wait()), KILL_GRACE)
+        # Read the pipe to its end: asyncio closes it (and the process's transport) only at
+        # EOF, and a reader left paused on a full buffer would keep both open until the
+        # garbage collector warns about them.
+        await asyncio.wait_for(asyncio.shield(_drain(process)), KILL_GRACE)
+
+
+async def _drain(process: asyncio.subprocess.Process) -> None:
+    assert process.stdout is not None
+    while await process.stdout.read(65536):
+        pass
 
 
 def _signal(group: int, number: int) -> None:

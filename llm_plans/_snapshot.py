@@ -16,6 +16,7 @@ from ._apply import Rejected, apply
 from ._book import AnyPlan, Book, Json, Stored
 from ._builder import Rules
 from ._errors import ConfigurationError
+from ._feedback import count, path_of
 from ._limits import Limits
 from ._models import Plan
 
@@ -151,8 +152,7 @@ def error(skipped: list[SkippedPlan]) -> ConfigurationError:
         for s in skipped[:_MAX_LISTED]
     ]
     if len(skipped) > _MAX_LISTED:
-        more = len(skipped) - _MAX_LISTED
-        lines.append(f"... and {more} more {'plan' if more == 1 else 'plans'} left out")
+        lines.append(f"... and {count(len(skipped) - _MAX_LISTED, 'more plan')} left out")
     return ConfigurationError("invalid snapshot:\n" + "\n".join(lines))
 
 
@@ -169,13 +169,13 @@ def _raw_id(raw: object) -> object:
 
 
 def _validation_reason(exc: ValidationError) -> str:
-    # The first problem with its field path: "entries.3.content: Field required".
+    # The first problem with its field path: "items.entries[3].content: Field required".
     first = exc.errors(include_url=False)[0]
-    where = ".".join(str(part) for part in first["loc"])
+    where = path_of(first["loc"])
     more = exc.error_count() - 1
     reason = f"{where}: {first['msg']}" if where else first["msg"]
     if more:
-        reason += f" (and {more} more {'problem' if more == 1 else 'problems'})"
+        reason += f" (and {count(more, 'more problem')})"
     return reason
 
 

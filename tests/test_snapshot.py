@@ -528,4 +528,4 @@ def test_a_skipped_plan_names_the_field_that_failed() -> None:
     plan = {"type": "items", "id": "a", "entries": [{"content": "ok"}, {"status": "done"}]}
     session = PlanSession(RecordingSend(), session_id="s")
     [skipped] = session.restore({"version": 1, "next_number": 1, "plans": [plan]}, partial=True)
-    assert skipped.reason.startswith("items.entries.1.content: Field required")
+    assert skipped.reason.startswith("items.entries[1].content: Field required")

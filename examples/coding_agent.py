@@ -162,6 +162,10 @@ class CodingAgent:
         try:
             for _ in range(MAX_REPLIES):
                 reply = await backend.reply(plans, say)
+                # A plan the client saw in full as a preview may need no notification at its
+                # commit, so send_saved alone does not order it: nothing the model does next
+                # happens before its plans are on disk.
+                await self._saver.flushed()
                 if not reply.uses:
                     return "end_turn"
                 done = dict(reply.plan_results)

@@ -16,8 +16,9 @@ def acp_send(conn: Any, *, validate: bool = False) -> Send:
     connection: PlanSession builds them compliant by construction, and re-parsing each into
     the SDK's models would cost more than everything else llm_plans does per call. With
     `validate=True`, the forms the SDK's models know (legacy `plan`, and `plan_update` /
-    `plan_removed` keyed by `planId`) go through its typed `session_update` instead. The
-    spec documents' form (keyed by `id`) is unknown to those models and always goes raw.
+    `plan_removed` keyed by `planId`) go through its typed `session_update` instead. What
+    those v1 models cannot carry always goes raw: the spec documents' form (keyed by `id`)
+    and the v2 forms' `cancelled` steps (re-modelled as v1 they would be refused).
 
     Example:
         caps = recorder.capabilities  # see ClientCapabilitiesRecorder
@@ -32,13 +33,19 @@ def acp_send(conn: Any, *, validate: bool = False) -> Send:
     raw = _raw_connection(conn)
 
     async def send(params: Json) -> None:
-        if raw is not None and not (validate and not _documents_form(params["update"])):
+        update = params["update"]
+        if raw is not None and not (validate and _v1_sdk_form(update)):
             await raw.send_notification("session/update", params)
             return
-        if _documents_form(params["update"]):
+        if _documents_form(update):
             raise ConfigurationError(
                 "this ACP connection cannot send the planCapabilities form; force "
                 "form=WireForm.SCHEMA on the PlanSession or upgrade agent-client-protocol"
+            )
+        if not _v1_sdk_form(update):
+            raise ConfigurationError(
+                "this ACP connection cannot send ACP v2's plan updates (the SDK's models "
+                "are v1's); use a v1 form=, or upgrade agent-client-protocol"
             )
         from acp.schema import SessionNotification
 
@@ -55,6 +62,19 @@ def _documents_form(update: Json) -> bool:
     return kind == "plan_update" and "id" in update.get("plan", {})
 
 
+_V1_STATUSES = frozenset(("pending", "in_progress", "completed"))
+
+
+def _v1_sdk_form(update: Json) -> bool:
+    # What the SDK's v1 models parse and write back unchanged. A `cancelled` step is what
+    # only the v2 forms send (the v1 forms show it as a completed step).
+    if _documents_form(update):
+        return False
+    kind = update.get("sessionUpdate")
+    entries = update.get("entries") if kind == "plan" else update.get("plan", {}).get("entries")
+    return not entries or all(e.get("status") in _V1_STATUSES for e in entries)
+
+
 def _raw_connection(conn: Any) -> Any:
     # The SDK has no public way to send a session/update as given; its JSON-RPC connection
     # object is the one place that writes a notification without re-modelling it.
@@ -63,26 +83,53 @@ def _raw_connection(conn: Any) -> Any:
 
 
 class ClientCapabilitiesRecorder:
-    """An ACP SDK stream observer that keeps the raw `clientCapabilities` of `initialize`.
+    """An ACP SDK stream observer that keeps what `initialize` settled: the raw client
+    capabilities and the negotiated `protocolVersion`.
 
     The SDK's `ClientCapabilities` model drops keys it does not declare, among them the spec
-    documents' `planCapabilities`; the raw JSON keeps them so `PlanSession` picks the right form.
+    documents' `planCapabilities`; the raw JSON keeps them so `PlanSession` picks the right
+    form. Pass the recorder itself as `client_capabilities=` and a client that negotiated
+    protocol version 2 gets the v2 form.
 
     Example:
         recorder = ClientCapabilitiesRecorder()
         await acp.run_agent(agent, observers=[recorder])
         ...
-        PlanSession(acp_send(conn), session_id=sid, client_capabilities=recorder.capabilities)
+        PlanSession(acp_send(conn), session_id=sid, client_capabilities=recorder)
     """
 
     def __init__(self) -> None:
         self.capabilities: Json | None = None
-        """The raw `clientCapabilities` of the last `initialize` seen, or None before it."""
+        """The raw client capabilities of the last `initialize` seen (`clientCapabilities`
+        in v1, `capabilities` in v2), or None before it."""
+        self.protocol_version: int | None = None
+        """The `protocolVersion` the last `initialize` settled on: the agent's answer once
+        the observer has seen it, the client's request until then; None before it."""
+        self._request: tuple[object, object] | None = None  # (direction, id) of initialize
 
     def __call__(self, event: Any) -> None:
         message = getattr(event, "message", None)
-        if not isinstance(message, dict) or message.get("method") != "initialize":
+        if not isinstance(message, dict):
             return
-        params = message.get("params")
-        caps = params.get("clientCapabilities") if isinstance(params, dict) else None
-        self.capabilities = caps if isinstance(caps, dict) else None
+        direction = getattr(event, "direction", None)
+        if message.get("method") == "initialize":
+            params = message.get("params")
+            params = params if isinstance(params, dict) else {}
+            caps = params.get("clientCapabilities", params.get("capabilities"))
+            self.capabilities = caps if isinstance(caps, dict) else None
+            self.protocol_version = _version(params.get("protocolVersion"))
+            self._request = (direction, message.get("id"))
+        elif "method" not in message and self._request is not None:
+            asked_by, request_id = self._request
+            # The answer travels the other way; ids are only unique per direction.
+            if message.get("id") != request_id or direction == asked_by:
+                return
+            self._request = None
+            result = message.get("result")
+            answered = _version(result.get("protocolVersion")) if isinstance(result, dict) else None
+            if answered is not None:
+                self.protocol_version = answered
+
+
+def _version(value: object) -> int | None:
+    return value if type(value) is int and 0 <= value <= 0xFFFF else None

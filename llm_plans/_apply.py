@@ -7,9 +7,9 @@ streams in flight hold) and the next state; it never raises for anything a model
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, overload
 
 from . import _feedback
 from ._arguments import Rejection, parse
@@ -18,24 +18,34 @@ from ._builder import FIELD_FOR, Rules, build, check_id, check_kind_fields, chec
 from ._feedback import Problem
 from ._models import PlanType, ToolName
 from ._registry import TOOLS
+from .dialects._base import Call, DialectTool, Read
 
 
 @dataclass(frozen=True)
 class Applied:
     """A call that changed the book."""
 
-    tool: ToolName
+    tool: str
     book: Book
     plan_id: str
     plan: Stored | None
     """The plan after the call; None when it was removed."""
     changed: tuple[int, ...] = ()
     """The step numbers a `changes` update touched, in the order sent."""
+    say: Callable[[bool], str] | None = None
+    """A dialect's result text, given whether discipline notes are on; None for ours."""
 
     def text(self, *, discipline: bool = True) -> str:
         """The result the model reads."""
+        if self.say is not None:
+            return self.say(discipline)
         return _feedback.applied(
-            self.tool, self.plan_id, self.plan, self.changed, self.book.plans, discipline=discipline
+            self.tool,  # type: ignore[arg-type]  # ours: a dialect's call says its own text
+            self.plan_id,
+            self.plan,
+            self.changed,
+            self.book.plans,
+            discipline=discipline,
         )
 
 
@@ -46,34 +56,68 @@ class Rejected:
     tool: str
     problems: list[Problem]
     context: str = ""
+    known: bool = True
+    """False when `tool` names no plan tool of the session."""
+    plan_tools: tuple[str, ...] = tuple(TOOLS)
+    """The session's plan tools, named to a model that called another tool."""
 
     @property
     def text(self) -> str:
         """The result the model reads: every problem, then what to do."""
-        return _feedback.rejection(self.tool, self.problems, context=self.context)
+        return _feedback.rejection(
+            self.tool,
+            self.problems,
+            context=self.context,
+            known=self.known,
+            plan_tools=self.plan_tools,
+        )
 
 
 _DEFAULT_RULES = Rules()
 
 
+@overload
 def apply(
     book: Book,
     tool: str,
+    arguments: Any,
+    rules: Rules = ...,
+    *,
+    held: Collection[str] = ...,
+    own_id: str | None = ...,
+    size: int | None = ...,
+) -> Applied | Rejected: ...
+@overload
+def apply(
+    book: Book,
+    tool: str | DialectTool,
+    arguments: Any,
+    rules: Rules = ...,
+    *,
+    held: Collection[str] = ...,
+    own_id: str | None = ...,
+    size: int | None = ...,
+) -> Applied | Rejected | Read: ...
+def apply(
+    book: Book,
+    tool: str | DialectTool,
     arguments: Any,
     rules: Rules = _DEFAULT_RULES,
     *,
     held: Collection[str] = (),
     own_id: str | None = None,
     size: int | None = None,
-) -> Applied | Rejected:
+) -> Applied | Rejected | Read:
     """Apply one plan tool call to `book`, never raising for anything the model sent.
 
     `held` are ids that streams in flight show and that a generated id must avoid; `own_id`
     is the id this call's own previews showed, which a generated id keeps when still free.
     """
+    if isinstance(tool, DialectTool):
+        return _dialect_call(book, tool, arguments, rules, size)
     if tool not in TOOLS:
         # The rejection's last line names the plan tools to call instead.
-        return Rejected(tool, [Problem("", f"{tool!r} is not a plan tool.")])
+        return Rejected(tool, [Problem("", f"{tool!r} is not a plan tool.")], known=False)
     name: ToolName = tool  # type: ignore[assignment]
     try:
         args = parse(name, arguments, rules.limits, size=size)
@@ -152,7 +196,8 @@ def _create(
         raise Rejection(problems, context)
     plans = dict(book.plans)
     plans[plan_id] = plan
-    return Applied("create_plan", Book(plans, next_number), plan_id, plan)
+    book = replace(book, plans=plans, next_number=next_number)
+    return Applied("create_plan", book, plan_id, plan)
 
 
 # ---- update ---------------------------------------------------------------------------------
@@ -187,7 +232,7 @@ def _update(book: Book, args: Mapping[str, Any], rules: Rules) -> Applied:
     plans = dict(book.plans)
     plans[plan.id] = plan
     steps = tuple(c["step"] for c in changes or ())
-    return Applied("update_plan", Book(plans, book.next_number), plan.id, plan, steps)
+    return Applied("update_plan", replace(book, plans=plans), plan.id, plan, steps)
 
 
 def _kind_for_update(current: Stored, kind: PlanType | None, replacing: list[str]) -> PlanType:
@@ -275,4 +320,58 @@ def _remove(book: Book, args: Mapping[str, Any]) -> Applied:
             [Problem("id", "no plan has this id.", plan_id)], _feedback.ids_list(book.plans)
         )
     plans = {k: v for k, v in book.plans.items() if k != plan_id}
-    return Applied("remove_plan", Book(plans, book.next_number), plan_id, None)
+    return Applied("remove_plan", replace(book, plans=plans), plan_id, None)
+
+
+# ---- the tools of other dialects ------------------------------------------------------------
+
+
+def _dialect_call(
+    book: Book, tool: DialectTool, arguments: Any, rules: Rules, size: int | None
+) -> Applied | Rejected | Read:
+    try:
+        args = parse(tool, arguments, rules.limits, size=size)
+        return tool.run(Call(tool, args, book, rules))
+    except Rejection as rejection:
+        return Rejected(tool.name, rejection.problems, rejection.context)
+
+
+def write_list(
+    call: Call, entries: list[Json], rename: Callable[[str], str], *, last_task: int | None = None
+) -> tuple[Book, Stored]:
+    """The book with the dialect's list (`rules.list_id`) set to `entries`: created when it
+    does not exist, through the rules every plan is built by (the problems' paths given in
+    the dialect's terms by `rename`). `last_task` records a newly issued task number.
+    """
+    book, rules, plan_id = call.book, call.rules, call.list_id
+    existing = book.plans.get(plan_id)
+    problems: list[Problem] = []
+    if existing is None and len(book.plans) >= rules.limits.max_plans:
+        problems.append(
+            Problem(
+                "",
+                f"this session already has {_feedback.count(len(book.plans), 'plan')}, the "
+                f'most allowed, and the list is a plan of its own ("{plan_id}").',
+            )
+        )
+    elif existing is not None and existing.type != "items":
+        problems.append(
+            Problem(
+                "",
+                f'the list is the plan "{plan_id}", which is a {existing.type} plan written '
+                "with another tool; a list does not replace it.",
+            )
+        )
+    built = None
+    if not problems:
+        meta = existing.meta if existing is not None else None
+        rules = rules if rules.list_id == plan_id else replace(rules, list_id=plan_id)
+        built = build("items", plan_id, {"entries": entries}, rules, problems, meta)
+    if problems or built is None:
+        raise Rejection([Problem(rename(p.path), p.message, p.sent) for p in problems])
+    plans = dict(book.plans)
+    plans[plan_id] = built
+    changed = replace(book, plans=plans)
+    if last_task is not None:
+        changed = replace(changed, last_task=max(book.last_task, last_task))
+    return changed, built

@@ -13,9 +13,9 @@ return plain dicts (entries ready to send) at a fraction of the cost of model in
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import AfterValidator, ConfigDict, Field, StringConstraints, TypeAdapter
 from pydantic import ValidationError as _ValidationError
@@ -26,6 +26,9 @@ from ._feedback import Problem
 from ._limits import Limits
 from ._models import PlanType, Priority, Status, ToolName
 from ._repair import Undecodable, decode_bytes, repair
+
+if TYPE_CHECKING:
+    from .dialects._base import DialectTool
 
 
 def _not_blank(value: str) -> str:
@@ -107,7 +110,9 @@ class Decoded:
     value: Any
 
 
-def parse(tool: ToolName, arguments: Any, limits: Limits, *, size: int | None = None) -> Any:
+def parse(
+    tool: ToolName | DialectTool, arguments: Any, limits: Limits, *, size: int | None = None
+) -> Any:
     """The validated arguments of one call, as a dict; raises `Rejection`.
 
     `size` is the byte count of the arguments when they are known to be longer than what
@@ -137,15 +142,19 @@ def parse(tool: ToolName, arguments: Any, limits: Limits, *, size: int | None = 
     return validate(tool, value)
 
 
-def validate(tool: ToolName, value: Any) -> Any:
+def validate(tool: ToolName | DialectTool, value: Any) -> Any:
     """Validated fields of decoded arguments, repairing common mistakes when needed."""
-    adapter = _ADAPTERS[tool]
+    fix: Callable[[Any], Any]
+    if isinstance(tool, str):
+        adapter, fix, fields, nested = _ADAPTERS[tool], repair, _FIELDS[tool], None
+    else:
+        adapter, fix, fields, nested = tool.adapter, tool.repair, tool.fields, tool.nested
     try:
         return adapter.validate_python(value)
     except _ValidationError:
         pass
     try:
-        value = repair(value)
+        value = fix(value)
     except Undecodable as exc:
         raise Rejection([Problem("", f"{exc}. Send one JSON object.")]) from None
     if not isinstance(value, dict):
@@ -160,7 +169,7 @@ def validate(tool: ToolName, value: Any) -> Any:
     try:
         return adapter.validate_python(value)
     except _ValidationError as exc:
-        raise Rejection(_feedback.from_validation_error(exc, _FIELDS[tool])) from None
+        raise Rejection(_feedback.from_validation_error(exc, fields, nested)) from None
 
 
 def _as_bytes(arguments: Any) -> bytes:

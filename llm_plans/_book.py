@@ -98,3 +98,6 @@ class Book:
 
     plans: Mapping[str, Stored] = field(default_factory=dict)
     next_number: int = 1
+    last_task: int = 0
+    """The highest task number a dialect with numbered tasks (`claude_tasks`) issued: numbers
+    are never reused within a session, removed tasks' included."""

@@ -35,6 +35,9 @@ class Rules:
 
     limits: Limits = field(default_factory=Limits)
     workspace: Path | None = None
+    list_id: str | None = None
+    """The id of the one items plan that single-list dialects (`TodoWrite`, ...) write, when
+    such a dialect is on. That plan may be empty: an empty todo list keeps its plan."""
 
 
 def check_id(plan_id: str, limits: Limits) -> list[Problem]:
@@ -92,7 +95,7 @@ def build(
     limits = rules.limits
     if kind == "items" and args.get("entries") is not None:
         raw: list[Json] = args["entries"]
-        if not raw:
+        if not raw and plan_id != rules.list_id:
             problems.append(Problem("entries", "an items plan needs at least one step.", []))
         if len(raw) > limits.max_entries:
             problems.append(

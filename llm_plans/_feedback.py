@@ -104,7 +104,9 @@ def path_of(loc: Iterable[int | str]) -> str:
     return out
 
 
-def from_validation_error(error: ValidationError, fields: Iterable[str]) -> list[Problem]:
+def from_validation_error(
+    error: ValidationError, fields: Iterable[str], nested: Mapping[str, str] | None = None
+) -> list[Problem]:
     """Turn pydantic's errors into problems that say what is accepted."""
     problems = []
     for item in error.errors(include_url=False):
@@ -116,7 +118,7 @@ def from_validation_error(error: ValidationError, fields: Iterable[str]) -> list
         if kind == "missing":
             problems.append(Problem(path, "this field is required."))
         elif kind == "extra_forbidden":
-            accepted = ", ".join(fields) if len(loc) == 1 else _nested_fields(loc)
+            accepted = ", ".join(fields) if len(loc) == 1 else _nested_fields(loc, nested)
             problems.append(
                 Problem(path, f"not a known field. Accepted fields: {accepted}.", value)
             )
@@ -147,8 +149,10 @@ def _is_union_branch(part: int | str) -> bool:
     return isinstance(part, str) and ("[" in part or part in ("none", "str", "int"))
 
 
-def _nested_fields(loc: list[int | str]) -> str:
+def _nested_fields(loc: list[int | str], nested: Mapping[str, str] | None = None) -> str:
     parent = next((p for p in reversed(loc[:-1]) if isinstance(p, str)), "")
+    if nested is not None:
+        return nested.get(parent, "see the tool's schema")
     if parent == "entries":
         return "content, priority, status"
     if parent == "changes":
@@ -179,13 +183,21 @@ def cut_off_problem() -> Problem:
     return Problem("", CUT_OFF)
 
 
-def rejection(tool: str, problems: list[Problem], *, context: str = "") -> str:
+def rejection(
+    tool: str,
+    problems: list[Problem],
+    *,
+    context: str = "",
+    known: bool | None = None,
+    plan_tools: Iterable[str] = TOOLS,
+) -> str:
     """The result of a rejected call: the first problems, how many more, then what to do.
 
     At most MAX_REJECTION_BYTES whatever the model sent: the problems listed, each line and
     the context are bounded (MAX_PROBLEMS_LISTED, `_MAX_LINE_BYTES`, `_MAX_CONTEXT_BYTES`).
     """
-    name = tool if tool in TOOLS else shown(tool)  # quoted: the model may have sent anything
+    known = tool in TOOLS if known is None else known
+    name = tool if known else shown(tool)  # quoted: the model may have sent anything
     lines = [f"{name} was not applied ({count(len(problems), 'problem')}); no plan was changed."]
     lines += [p.render() for p in problems[:MAX_PROBLEMS_LISTED]]
     more = len(problems) - MAX_PROBLEMS_LISTED
@@ -193,10 +205,10 @@ def rejection(tool: str, problems: list[Problem], *, context: str = "") -> str:
         lines.append(f"- ... and {count(more, 'more problem')}, not listed here.")
     if context:
         lines += _context_lines(context)
-    if tool in TOOLS:
+    if known:
         lines.append(f"Fix the errors and call {tool} again.")
     else:
-        names = ", ".join(TOOLS)
+        names = ", ".join(plan_tools)
         lines.append(f"Call one of the plan tools instead: {names}.")
     return clip("\n".join(lines), MAX_REJECTION_BYTES)
 
@@ -279,9 +291,10 @@ def describe(plan: Stored, focus: Iterable[int] = ()) -> str:
         lines.append(f"   ... {_span(previous + 1, total)} not shown")
     if total > MAX_LISTED_STEPS:
         counts = _counts(plan)
+        cancelled = f", {counts['cancelled']} cancelled" if counts["cancelled"] else ""
         lines.append(
             f"({counts['completed']} completed, {counts['in_progress']} in progress, "
-            f"{counts['pending']} pending)"
+            f"{counts['pending']} pending{cancelled})"
         )
     return "\n".join(lines)
 
@@ -306,7 +319,7 @@ def step_numbers(total: int) -> str:
 
 
 def _counts(plan: Stored) -> dict[str, int]:
-    return {s: plan.statuses.count(s) for s in ("completed", "in_progress", "pending")}
+    return {s: plan.statuses.count(s) for s in ("completed", "in_progress", "pending", "cancelled")}
 
 
 def _brief(text: str) -> str:
@@ -335,8 +348,12 @@ def _progress(plan: Stored) -> list[str]:
         lines.append(f"In progress: {shown}{more}.")
     if not doing_count and not pending_count:
         total = len(plan.entries)
-        done = "The plan's only step is" if total == 1 else f"All {total} steps are"
-        lines.append(f"{done} completed.")
+        cancelled = plan.statuses.count("cancelled")
+        if not cancelled:
+            done = "The plan's only step is" if total == 1 else f"All {total} steps are"
+            lines.append(f"{done} completed.")
+        else:  # finished, but not everything was done: say so
+            lines.append(f"No steps remain: {total - cancelled} completed, {cancelled} cancelled.")
         return lines
     left = f"Remaining: {doing_count + pending_count} of {len(plan.entries)}"
     first = plan.steps_with("pending", 1)
@@ -392,3 +409,38 @@ def send_failure(failure: BaseException) -> str:
         f"Warning: the change is saved, but the client could not be notified "
         f"({type(failure).__name__}: {failure}). It is re-sent with the next plan call."
     )
+
+
+# ---- other dialects' results ------------------------------------------------------------------
+
+
+def list_written(verb: str, noun: str, plan: Stored, *, discipline: bool) -> str:
+    """The result of a call that wrote a dialect's list: its counts, the item in progress and
+    the next one, in a few lines at any length (the model just sent the whole list)."""
+    total = len(plan.entries)
+    if not total:
+        return f"{verb} the {noun}: it is empty now."
+    counts = _counts(plan)
+    parts = [f"{counts[s]} {s.replace('_', ' ')}" for s in counts if counts[s]]
+    lines = [f"{verb} the {noun} ({count(total, 'item')}): {', '.join(parts)}."]
+    doing = plan.steps_with("in_progress", 1)
+    if doing:
+        lines.append(f"In progress: {_brief(plan.entries[doing[0] - 1]['content'])}.")
+    upcoming = plan.steps_with("pending", 1)
+    if upcoming:
+        lines.append(f"Next: {_brief(plan.entries[upcoming[0] - 1]['content'])}.")
+    if discipline:
+        lines += list_discipline_notes(plan)
+    return "\n".join(lines)
+
+
+def list_discipline_notes(plan: Stored) -> list[str]:
+    """`discipline_notes` for lists written whole, which the model edits by text, not number."""
+    doing = plan.statuses.count("in_progress")
+    if doing > 1:
+        return [f"Note: {doing} items are in_progress; keep exactly one in progress."]
+    if not doing and plan.steps_with("pending", 1):
+        return [
+            "Note: items remain but none is in_progress; mark the one you work on now in_progress."
+        ]
+    return []

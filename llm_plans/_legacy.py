@@ -1,8 +1,10 @@
 """Flatten plans into the entries of ACP's legacy `plan` update, bounded and cached per plan.
 
-A markdown plan contributes its list items (`- [x]` completed, other items pending), or its
-first line when it has none; a file plan contributes the list items of its file, read again
-only when the file changed, and checked against the workspace at every read.
+An items plan contributes its entries as v1 shows them (`_wire.shown_entries`); a markdown
+plan its list items (`- [x]` completed, other items pending), or its first line when it has
+none; a file plan the list items of its file, read again only when the file changed, and
+checked against the workspace at every read. ACP v2's stable form shows markdown and file
+plans as the same steps.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from urllib.parse import unquote, urlsplit
 from ._book import Json, Stored
 from ._limits import Limits
 from ._uris import resolved_inside
+from ._wire import WireForm, shown_entries
 
 # The legacy fallback reads a file plan to show its steps; a bigger file is not a plan a
 # client should render as a checklist, so it is shown as one entry instead.
@@ -109,14 +112,20 @@ class Flattener:
             shown[plan.id] = plan
         out: list[Json] = []
         for plan in shown.values():
-            out += self._of(plan)
-        for stale in set(self._cache) - set(shown):
-            del self._cache[stale]
+            out += self.steps(plan)
+        self.retain(shown)
         return out
 
-    def _of(self, plan: Stored) -> tuple[Json, ...]:
+    def steps(self, plan: Stored) -> tuple[Json, ...]:
+        """What one plan contributes to the legacy list."""
         if plan.type == "items":
-            return plan.entries
+            cached = self._cache.get(plan.id)
+            if cached is not None and cached.key is plan:
+                return cached.entries
+            entries = shown_entries(plan, WireForm.LEGACY)
+            if entries is not plan.entries:  # rendered (a cancelled step, an activeForm)
+                self._cache[plan.id] = _Cached(plan, entries)
+            return entries
         key: object = plan if plan.type == "markdown" else self._file_key(plan.uri)
         cached = self._cache.get(plan.id)
         if cached is not None and key is not None and (cached.key is key or cached.key == key):
@@ -124,6 +133,11 @@ class Flattener:
         entries = self._flatten(plan, key)
         self._cache[plan.id] = _Cached(key, entries)
         return entries
+
+    def retain(self, ids: Iterable[str]) -> None:
+        """Forget what was worked out for plans other than `ids` (removed ones)."""
+        for stale in set(self._cache).difference(ids):
+            del self._cache[stale]
 
     def _flatten(self, plan: Stored, key: object) -> tuple[Json, ...]:
         if plan.type == "markdown":

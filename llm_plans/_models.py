@@ -16,11 +16,11 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 
 Priority = Literal["high", "medium", "low"]
-Status = Literal["pending", "in_progress", "completed"]
+Status = Literal["pending", "in_progress", "completed", "cancelled"]
 PlanType = Literal["items", "markdown", "file"]
 
 PRIORITIES: tuple[Priority, ...] = ("high", "medium", "low")
-STATUSES: tuple[Status, ...] = ("pending", "in_progress", "completed")
+STATUSES: tuple[Status, ...] = ("pending", "in_progress", "completed", "cancelled")
 PLAN_TYPES: tuple[PlanType, ...] = ("items", "markdown", "file")
 
 

@@ -2,7 +2,8 @@
 
 The outbox turns plan changes into notifications in the session's wire form, remembers what
 reached the client (so an identical notification is not sent twice in a row, and a failed
-one is re-sent later), and flattens plans for the legacy form.
+one is re-sent later), and flattens plans for the legacy form (and markdown and file plans
+for v2's stable form, which has items plans only).
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ import functools
 import inspect
 import sys
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from . import _wire
 from ._book import Json, Stored
 from ._errors import ConfigurationError
-from ._legacy import Flattener
+from ._legacy import Flattener, markdown_items
 from ._wire import WireForm
 
 Send = Callable[[Json], Awaitable[Any]]
@@ -63,6 +65,21 @@ def _coroutine_function(function: object) -> bool:
 
 
 _REMOVED = object()  # what the client holds for a plan it was told is removed
+
+
+@dataclass(frozen=True)
+class _Steps:
+    """What a v2 client holds for a markdown or file plan: the steps it was sent."""
+
+    plan: Stored
+    steps: tuple[Json, ...]
+
+    def same(self, other: object) -> bool:
+        return (
+            isinstance(other, _Steps)
+            and (self.plan.id, self.plan.meta) == (other.plan.id, other.plan.meta)
+            and (self.steps is other.steps or self.steps == other.steps)
+        )
 
 
 class Outbox:
@@ -113,21 +130,50 @@ class Outbox:
             if not ids and not force and not self._legacy_stale:
                 return None
             return await self._show_legacy(plans, previews, force=force)
-        wanted = [*self._stale, *(i for i in ids if i not in self._stale)]
+        wanted = dict.fromkeys([*self._stale, *ids])
+        if self.form is WireForm.V2:
+            # A file plan shows its file's steps: an edit on disk reaches the client with the
+            # next change, as in the legacy form (an unchanged file is not read again).
+            wanted.update((i, None) for i, plan in plans.items() if plan.type == "file")
         updates: list[tuple[str, Json]] = []
         for plan_id in wanted:
-            plan = previews.get(plan_id) or plans.get(plan_id)
+            plan = self._showing(plan_id, plans, previews)
             held = self._held.get(plan_id)
-            if not force and plan_id not in self._stale and _same(held, plan):
+            view = self._view(plan)
+            if not force and plan_id not in self._stale and _same(held, view):
                 continue  # the client holds exactly this: sending it again would only flicker
             if plan is None:
                 if held is None and not force and plan_id not in self._stale:
                     continue  # never shown, nothing to take back
                 updates.append((plan_id, _wire.plan_removed(self.form, plan_id)))
             else:
-                updates.append((plan_id, _wire.plan_update(self.form, plan)))
-            self._held[plan_id] = plan if plan is not None else _REMOVED
+                steps = view.steps if isinstance(view, _Steps) else None
+                updates.append((plan_id, _wire.plan_update(self.form, plan, steps)))
+            self._held[plan_id] = view if view is not None else _REMOVED
+        if self.form is WireForm.V2:
+            self._flattener.retain([*plans, *previews])
         return await self._deliver(updates)
+
+    def _showing(
+        self, plan_id: str, plans: Mapping[str, Stored], previews: Mapping[str, Stored]
+    ) -> Stored | None:
+        preview = previews.get(plan_id)
+        if preview is None:
+            return plans.get(plan_id)
+        if (
+            self.form is WireForm.V2
+            and preview.type == "markdown"
+            and not markdown_items(preview.content)
+        ):
+            # As in the legacy list: its heading would flash as a step while its list is
+            # still coming.
+            return plans.get(plan_id)
+        return preview
+
+    def _view(self, plan: Stored | None) -> Stored | _Steps | None:
+        if plan is None or plan.type == "items" or self.form is not WireForm.V2:
+            return plan
+        return _Steps(plan, self._flattener.steps(plan))
 
     async def _show_legacy(
         self, plans: Mapping[str, Stored], previews: Mapping[str, Stored], *, force: bool
@@ -174,7 +220,9 @@ class Outbox:
         return None
 
 
-def _same(held: object, plan: Stored | None) -> bool:
+def _same(held: object, plan: Stored | _Steps | None) -> bool:
     if plan is None:
         return held is _REMOVED
+    if isinstance(plan, _Steps):
+        return plan.same(held)
     return isinstance(held, Stored) and (held is plan or held.same(plan))

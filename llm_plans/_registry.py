@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -40,20 +41,32 @@ TOOLS: Mapping[ToolName, PlanTool] = MappingProxyType(
     }
 )
 
+_OURS: Mapping[str, ToolName] = MappingProxyType({name: name for name in TOOLS})
+T = TypeVar("T")
+
 DEFAULT_PREFIXES: tuple[str, ...] = ("", "mcp__plans__")
 """The plain names, and the names Claude Code and the Claude Agent SDK give the tools of an
 MCP server registered under the key "plans" (`mcp__plans__create_plan`)."""
 
 
-class Names:
-    """Resolves tool names as the model sent them to the plan tools, for a set of prefixes."""
+class Names(Generic[T]):
+    """Resolves tool names as the model sent them to the plan tools, for a set of prefixes.
 
-    def __init__(self, prefixes: Iterable[str] = DEFAULT_PREFIXES) -> None:
+    `tools` maps each plain name to what it resolves to: by default our three tools to their
+    names; a session with other dialects passes their tools too (`_dialects.tools_of`).
+    """
+
+    def __init__(
+        self,
+        prefixes: Iterable[str] = DEFAULT_PREFIXES,
+        tools: Mapping[str, T] = _OURS,  # type: ignore[assignment]
+    ) -> None:
         self.prefixes = tuple(dict.fromkeys(prefixes))
-        self._known: dict[str, ToolName] = {
-            prefix + name: name for prefix in self.prefixes for name in TOOLS
+        self.tools = tools
+        self._known: dict[str, T] = {
+            prefix + name: tool for prefix in self.prefixes for name, tool in tools.items()
         }
 
-    def resolve(self, name: object) -> ToolName | None:
+    def resolve(self, name: object) -> T | None:
         """The plan tool `name` calls, or None when it names no plan tool."""
         return self._known.get(name) if isinstance(name, str) else None

@@ -35,6 +35,10 @@ _STATUS_SYNONYMS = {
     "started": "in_progress",
     "wip": "in_progress",
     "inprogress": "in_progress",
+    "canceled": "cancelled",
+    "abandoned": "cancelled",
+    "skipped": "cancelled",
+    "dropped": "cancelled",
 }
 _PRIORITY_SYNONYMS = {"med": "medium", "normal": "medium"}
 _TYPE_SYNONYMS = {"item": "items", "md": "markdown"}
@@ -141,6 +145,29 @@ def _repair_list(value: Any, *, as_entries: bool) -> Any:
     if not isinstance(value, list):
         return value
     return [_repair_item(item, as_entry=as_entries) for item in value]
+
+
+def repair_list(value: Any, field: str, text: str = "content") -> Any:
+    """Arguments of another dialect's list tool (`{"todos": [...]}`) with the mistakes
+    `repair` undoes for ours undone: JSON sent as a string, a lone item without its list, a
+    bare string for an item (its `text` field), status words such as "done"."""
+    value = _decode_string(value, lambda v: isinstance(v, dict))
+    if not isinstance(value, dict) or field not in value:
+        return value
+    items = _decode_string(value[field], lambda v: isinstance(v, (list, dict)))
+    if isinstance(items, dict):
+        items = [items]
+    if not isinstance(items, list):
+        return value
+    fixed = []
+    for item in items:
+        item = _decode_string(item, lambda v: isinstance(v, dict))
+        if isinstance(item, str) and item.strip():
+            item = {text: item}
+        elif isinstance(item, dict) and "status" in item:
+            item = {**item, "status": _enum(item["status"], STATUSES, _STATUS_SYNONYMS)}
+        fixed.append(item)
+    return {**value, field: fixed}
 
 
 def repair_entry(item: Any) -> Any:

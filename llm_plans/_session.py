@@ -16,7 +16,8 @@ from . import _feedback, _wire
 from ._apply import Applied, Rejected, apply
 from ._arguments import Decoded
 from ._book import AnyPlan, Book
-from ._builder import Rules
+from ._builder import Rules, check_id
+from ._dialects import OURS, tools_of
 from ._errors import ConfigurationError, StreamError
 from ._feedback import ToolResult
 from ._legacy import Flattener, ReadText, read_plan_file
@@ -30,6 +31,7 @@ from ._snapshot import error as snapshot_error
 from ._streams import DEFAULT_PREVIEW_BUDGET, Flight, Streams
 from ._toolcalls import parse  # the call shapes only: the providers build on the session
 from ._wire import Json, WireForm
+from .dialects._base import DEFAULT_LIST_ID, DialectTool, Read
 
 __all__ = ["PlanSession", "Send"]
 
@@ -64,6 +66,7 @@ class PlanSession:
         session_id: str,
         client_capabilities: Any = None,
         form: WireForm | str | None = None,
+        protocol_version: int | None = None,
         limits: Limits | None = None,
         workspace: str | os.PathLike[str] | None = None,
         discipline: bool = True,
@@ -72,6 +75,8 @@ class PlanSession:
         preview_budget: float = DEFAULT_PREVIEW_BUDGET,
         on_commit: Callable[[PlanSession], None] | None = None,
         tool_prefixes: Iterable[str] = DEFAULT_PREFIXES,
+        dialects: str | Iterable[str] = (OURS,),
+        list_id: str = DEFAULT_LIST_ID,
     ) -> None:
         if not callable(send):
             raise ConfigurationError(
@@ -97,12 +102,26 @@ class PlanSession:
                 f"streamed call's final notification); got {preview_budget!r}"
             )
         self.session_id = session_id
-        wire_form = _wire.form_for(client_capabilities) if form is None else _wire.parse_form(form)
-        self._rules = Rules(limits or Limits(), Path(workspace) if workspace else None)
+        wire_form = (
+            _wire.form_for(client_capabilities, protocol_version)
+            if form is None
+            else _wire.parse_form(form)
+        )
+        self._tools = tools_of(dialects)
+        limits = limits or Limits()
+        lists = any(not isinstance(tool, str) for tool in self._tools.values())
+        if not isinstance(list_id, str) or check_id(list_id, limits):
+            raise ConfigurationError(
+                f"list_id must be a plan id (short text without control characters); "
+                f"got {list_id!r}"
+            )
+        self._rules = Rules(
+            limits, Path(workspace) if workspace else None, list_id if lists else None
+        )
         flattener = Flattener(self._rules.limits, self._rules.workspace, read_text)
         self._outbox = Outbox(send, session_id, wire_form, flattener)
         self._streams = Streams(preview_budget)
-        self._names = Names(tool_prefixes)
+        self._names = Names(tool_prefixes, self._tools)
         self._discipline = discipline
         self._stream_interval = stream_interval
         self._on_commit = on_commit
@@ -125,20 +144,38 @@ class PlanSession:
         """Plan id to current plan (typed models), in creation order; a read-only copy."""
         return MappingProxyType({i: stored.model for i, stored in self._book.plans.items()})
 
-    def plan_tool(self, name: str) -> ToolName | None:
-        """The plan tool (`create_plan`, ...) a tool name as the model sent it calls, or None.
+    def plan_tool(self, name: str) -> str | None:
+        """The plan tool (`create_plan`, `TodoWrite`, ...) a tool name as the model sent it
+        calls, or None.
 
-        Plain names, and those with one of the session's `tool_prefixes`, resolve.
+        Plain names, and those with one of the session's `tool_prefixes`, resolve, for the
+        tools of every dialect the session accepts.
         """
-        return self._names.resolve(name)
+        tool = self._names.resolve(name)
+        return None if tool is None else _name(tool)
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        """The plan tools this session accepts (of every dialect it was given), plain names."""
+        return tuple(self._tools)
 
     # ---- plain calls ------------------------------------------------------------------------
 
     async def call(self, name: str, arguments: Any) -> ToolResult:
         """Run one plan tool call (arguments as JSON text, UTF-8 bytes or a decoded dict)."""
-        tool = self.plan_tool(name) or name
+        tool = self._names.resolve(name)
         async with self._lock.held():
-            outcome = apply(self._book, tool, arguments, self._rules, held=self._streams.held())
+            if tool is None:
+                # Ours too when the session does not take them: the last line names its tools.
+                problem = _feedback.Problem("", f"{name!r} is not a plan tool.")
+                outcome: Applied | Rejected | Read = Rejected(
+                    name if isinstance(name, str) else repr(name),
+                    [problem],
+                    known=False,
+                    plan_tools=self.tool_names,
+                )
+            else:
+                outcome = apply(self._book, tool, arguments, self._rules, held=self._streams.held())
             return await self._conclude(outcome, shown=())
 
     def handles(self, call: Any) -> bool:
@@ -231,7 +268,7 @@ class PlanSession:
                     await self._preview(flight)
 
     def _start(self, call_id: str, name: str) -> Flight:
-        tool = self.plan_tool(name)
+        tool = self._names.resolve(name)
         if tool is None:
             raise StreamError(
                 f"{name!r} is not a plan tool; route it elsewhere "
@@ -261,7 +298,9 @@ class PlanSession:
             if flight is None:
                 raise StreamError(f"no streamed call {call_id!r}; feed it before finishing it")
             if truncated:
-                outcome: Applied | Rejected = Rejected(flight.tool, [_feedback.cut_off_problem()])
+                outcome: Applied | Rejected | Read = Rejected(
+                    _name(flight.tool), [_feedback.cut_off_problem()]
+                )
             else:
                 final, size = (arguments, None) if arguments is not None else flight.arguments()
                 outcome = apply(
@@ -343,10 +382,14 @@ class PlanSession:
 
     # ---- committing and telling the client --------------------------------------------------
 
-    async def _conclude(self, outcome: Applied | Rejected, shown: Iterable[str]) -> ToolResult:
+    async def _conclude(
+        self, outcome: Applied | Rejected | Read, shown: Iterable[str]
+    ) -> ToolResult:
         if isinstance(outcome, Rejected):
             failure = await self._show(shown)  # take back what previews showed
             return ToolResult(False, outcome.text, outcome.tool, failure=failure)
+        if isinstance(outcome, Read):  # changes nothing; a streamed read showed nothing
+            return ToolResult(True, outcome.text, outcome.tool, failure=await self._show(shown))
         self._book = outcome.book
         failure = self._committed()
         send_failure = await self._show([*shown, outcome.plan_id])
@@ -425,9 +468,15 @@ class PlanSession:
         return skipped
 
 
-def _showable(tool: ToolName, fields: Mapping[str, Any]) -> bool:
+def _name(tool: ToolName | DialectTool) -> str:
+    return tool if isinstance(tool, str) else tool.name
+
+
+def _showable(tool: ToolName | DialectTool, fields: Mapping[str, Any]) -> bool:
     # A preview needs to know which plan it shows (an update's id, a create's type) and have
     # something to show.
+    if isinstance(tool, DialectTool):
+        return tool.list_field is not None and bool(fields.get(tool.list_field))
     if tool == "update_plan" and not isinstance(fields.get("id"), str):
         return False
     if tool == "create_plan" and "type" not in fields:

@@ -33,11 +33,11 @@ def dump(book: Book) -> dict[str, Any]:
     `tests/test_snapshot.py` checks. Every dict and list is new, `_meta` values deep-copied,
     so changing the snapshot changes nothing in the session.
     """
-    return {
-        "version": VERSION,
-        "next_number": book.next_number,
-        "plans": [_plan(p) for p in book.plans.values()],
-    }
+    out: dict[str, Any] = {"version": VERSION, "next_number": book.next_number}
+    if book.last_task:  # only sessions with numbered tasks have one
+        out["last_task"] = book.last_task
+    out["plans"] = [_plan(p) for p in book.plans.values()]
+    return out
 
 
 def _plan(plan: Stored) -> dict[str, Any]:
@@ -99,6 +99,12 @@ def load(snapshot: Mapping[str, Any], rules: Rules) -> tuple[Book, list[SkippedP
         )
     if not isinstance(plans, list):
         raise ConfigurationError("snapshot plans must be a list")
+    last_task = snapshot.get("last_task", 0)
+    if type(last_task) is not int or not 0 <= last_task < 10**rules.limits.max_id_length:
+        raise ConfigurationError(
+            f"snapshot last_task must be a task number (a whole number, 0 or more); "
+            f"got {_readable(last_task) or type(last_task).__name__}"
+        )
     # A restored plan is held to every rule a plan is, but not to the size of one call: the
     # snapshot writes each step in full (its priority and status too), and `changes` may have
     # grown a plan past what one call can send.
@@ -132,10 +138,11 @@ def load(snapshot: Mapping[str, Any], rules: Rules) -> tuple[Book, list[SkippedP
             # Kept as the JSON it is (a tuple as a list, keys as strings): what the session
             # sends and snapshots is what that JSON text reads back as.
             with_meta = dataclasses.replace(outcome.book.plans[plan.id], meta=json.loads(text))
-            book = Book({**outcome.book.plans, plan.id: with_meta}, outcome.book.next_number)
+            plans_now = {**outcome.book.plans, plan.id: with_meta}
+            book = dataclasses.replace(outcome.book, plans=plans_now)
         else:
             book = outcome.book
-    return Book(book.plans, max(number, book.next_number)), skipped
+    return Book(book.plans, max(number, book.next_number), last_task), skipped
 
 
 # The all-or-nothing error names this many plans and counts the rest: a hostile snapshot of

@@ -16,6 +16,7 @@ from ._book import Stored
 from ._errors import StreamError
 from ._models import ToolName
 from ._prefix import FinalPrefix
+from .dialects._base import DialectTool
 
 # The text of all previews of one call stays within this many times the call's own text:
 # a long plan streamed at a live token rate is shown in growing steps rather than re-sent
@@ -28,7 +29,7 @@ DEFAULT_PREVIEW_BUDGET = 8.0
 class Flight:
     """One streamed call: its fragments, what its previews showed, and their pace."""
 
-    tool: ToolName
+    tool: ToolName | DialectTool
     limit: int
     """Bytes of arguments kept; past it the call is rejected for its size when it finishes."""
     budget: float = DEFAULT_PREVIEW_BUDGET
@@ -198,12 +199,14 @@ class Streams:
         due, self.due = self.due, []
         return due
 
-    def start(self, call_id: str, tool: ToolName, limit: int) -> Flight:
+    def start(self, call_id: str, tool: ToolName | DialectTool, limit: int) -> Flight:
         flight = self._flights.get(call_id)
         if flight is None:
             flight = self._flights[call_id] = Flight(tool, limit, self._budget)
         elif flight.tool != tool:
-            raise StreamError(f"call {call_id!r} was started as {flight.tool}, not {tool}")
+            raise StreamError(
+                f"call {call_id!r} was started as {_name(flight.tool)}, not {_name(tool)}"
+            )
         return flight
 
     def pop(self, call_id: str) -> Flight | None:
@@ -236,5 +239,14 @@ class Streams:
         return {
             f.preview.id: f.preview
             for f in self._flights.values()
-            if f.preview is not None and (f.preview.id in plans) == (f.tool == "update_plan")
+            if f.preview is not None and _still_applies(f.tool, f.preview.id in plans)
         }
+
+
+def _name(tool: ToolName | DialectTool) -> str:
+    return tool if isinstance(tool, str) else tool.name
+
+
+def _still_applies(tool: ToolName | DialectTool, exists: bool) -> bool:
+    # A dialect's list is written whole whether or not it exists; ours create or update.
+    return not isinstance(tool, str) or exists == (tool == "update_plan")

@@ -1,14 +1,15 @@
-"""The `session/update` payloads, built in one place for each of the three wire forms.
+"""The `session/update` payloads, built in one place for each wire form.
 
 Built as plain dicts rather than through the ACP SDK's models: this is the hot path, the
 stored entries are already in ACP's shape, and tests check every form against the SDK's
-models and the published schema."""
+models and the published schemas (v1, and v2's stable and unstable surfaces). The official
+Python SDK speaks only v1, so the v2 forms exist only as these dicts."""
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from ._book import Stored
 from ._errors import ConfigurationError
@@ -26,6 +27,29 @@ class WireForm(str, enum.Enum):
     ACP's published schema and the official SDKs."""
     LEGACY = "legacy"
     """One `plan` update with every entry of every plan: the client advertised neither."""
+    V2 = "v2"
+    """ACP v2's stable surface, for a client that negotiated `protocolVersion` 2: every plan
+    is an items `plan_update` keyed by `planId` (a markdown or file plan as the steps the
+    legacy form shows for it), `cancelled` is a status of its own, and a removal is the plan
+    sent with no entries."""
+    V2_UNSTABLE = "v2-unstable"
+    """ACP v2 with its unstable surface, only when asked for with `form=`: markdown and file
+    plans as they are, and `plan_removed`."""
+
+
+V1_FORMS = (WireForm.DOCUMENTS, WireForm.SCHEMA, WireForm.LEGACY)
+"""The forms of ACP v1, which has no `cancelled` status."""
+
+CANCELLED_PREFIX = "Cancelled: "
+"""What a cancelled step's content starts with in the v1 forms, where it shows as completed."""
+
+
+@runtime_checkable
+class Negotiated(Protocol):
+    """What `initialize` settled, as `ClientCapabilitiesRecorder` keeps it."""
+
+    capabilities: Json | None
+    protocol_version: int | None
 
 
 def parse_form(form: WireForm | str) -> WireForm:
@@ -37,8 +61,25 @@ def parse_form(form: WireForm | str) -> WireForm:
         raise ConfigurationError(f"unknown wire form {form!r}; use one of {names}") from None
 
 
-def form_for(capabilities: Any) -> WireForm:
-    """The wire form for a client's `clientCapabilities` (a dict, an ACP SDK model, or None)."""
+def form_for(capabilities: Any, protocol_version: int | None = None) -> WireForm:
+    """The wire form for a client: v2 when it negotiated `protocolVersion` 2 or later, else
+    the v1 form its `clientCapabilities` (a dict, an ACP SDK model, or None) ask for.
+
+    `capabilities` may also be a `ClientCapabilitiesRecorder`, which brings the negotiated
+    version with it (an explicit `protocol_version` wins)."""
+    if isinstance(capabilities, Negotiated) and not isinstance(capabilities, Mapping):
+        if protocol_version is None:
+            protocol_version = capabilities.protocol_version
+        capabilities = capabilities.capabilities
+    if protocol_version is not None:
+        if type(protocol_version) is not int or protocol_version < 0:
+            raise ConfigurationError(
+                "protocol_version must be the protocolVersion number initialize negotiated "
+                f"(1 or 2), or None; got {protocol_version!r}"
+            )
+        # v2 has no plan capability: a client that speaks it takes plan updates as such.
+        if protocol_version >= 2:
+            return WireForm.V2
     caps = _as_dict(capabilities)
     if isinstance(caps.get("planCapabilities"), Mapping):
         return WireForm.DOCUMENTS
@@ -65,11 +106,63 @@ def _as_dict(capabilities: Any) -> Mapping[str, Any]:
     )
 
 
-def plan_update(form: WireForm, plan: Stored) -> Json:
-    """A `plan_update` carrying the complete plan."""
+def shown_entries(plan: Stored, form: WireForm) -> tuple[Json, ...]:
+    """An items plan's entries as a client of `form` shows them.
+
+    In every form a step in progress whose `_meta["llm_plans"]["activeForm"]` is a non-empty
+    string (Claude's wording of a step while it runs) shows that text. In the v1 forms, which
+    have no `cancelled`, a cancelled step keeps its place as completed with its content
+    prefixed `Cancelled: `, so it reads neither as done nor as still to do. `_meta` goes out
+    unchanged. A plan that needs neither (the usual case) sends its stored entries as they are.
+    """
+    statuses = plan.statuses  # cached per plan: the checks below are scans at C speed
+    cancelled = form in V1_FORMS and "cancelled" in statuses
+    active = _active_steps(plan) if "in_progress" in statuses else {}
+    if not cancelled and not active:
+        return plan.entries
+    shown = list(plan.entries)
+    for step, text in active.items():
+        shown[step] = {**shown[step], "content": text}
+    if cancelled:
+        for step, status in enumerate(statuses):
+            if status == "cancelled":
+                entry = shown[step]
+                shown[step] = {
+                    **entry,
+                    "content": CANCELLED_PREFIX + entry["content"],
+                    "status": "completed",
+                }
+    return tuple(shown)
+
+
+def _active_steps(plan: Stored) -> dict[int, str]:
+    # The steps in progress are few (usually one): look only at those.
+    found: dict[int, str] = {}
+    statuses, start = plan.statuses, 0
+    while True:
+        try:
+            step = statuses.index("in_progress", start)
+        except ValueError:
+            return found
+        start = step + 1
+        meta = plan.entries[step].get("_meta")
+        ours = meta.get("llm_plans") if isinstance(meta, Mapping) else None
+        text = ours.get("activeForm") if isinstance(ours, Mapping) else None
+        if isinstance(text, str) and text.strip():
+            found[step] = text
+
+
+def plan_update(form: WireForm, plan: Stored, steps: tuple[Json, ...] | None = None) -> Json:
+    """A `plan_update` carrying the complete plan.
+
+    In the v2 form a markdown or file plan goes as an items plan of `steps` (what the legacy
+    form shows for it, which the caller's `Flattener` works out)."""
     body: Json = {"type": plan.type, _id_key(form): plan.id}
     if plan.type == "items":
-        body["entries"] = list(plan.entries)
+        body["entries"] = list(shown_entries(plan, form))
+    elif form is WireForm.V2:
+        body["type"] = "items"
+        body["entries"] = list(steps or ())
     elif plan.type == "markdown":
         body["content"] = plan.content
     else:
@@ -80,7 +173,12 @@ def plan_update(form: WireForm, plan: Stored) -> Json:
 
 
 def plan_removed(form: WireForm, plan_id: str) -> Json:
-    """A `plan_removed` for one plan."""
+    """A `plan_removed` for one plan; in the v2 form, which has none, the plan with no entries."""
+    if form is WireForm.V2:
+        return {
+            "sessionUpdate": "plan_update",
+            "plan": {"type": "items", "planId": plan_id, "entries": []},
+        }
     return {"sessionUpdate": "plan_removed", _id_key(form): plan_id}
 
 

@@ -36,7 +36,7 @@ async def test_several_problems_are_all_named() -> None:
     assert result.content == snapshot("""\
 create_plan was not applied (3 problems); no plan was changed.
 - entries[0].priority: sent 3; accepted values: "high", "medium" or "low".
-- entries[0].status: sent "blocked"; accepted values: "pending", "in_progress" or "completed".
+- entries[0].status: sent "blocked"; accepted values: "pending", "in_progress", "completed" or "cancelled".
 - colour: sent "red"; not a known field. Accepted fields: type, id, entries, content, uri.
 Fix the errors and call create_plan again.\
 """)

@@ -93,4 +93,4 @@ async def test_unrecognised_values_are_reported_as_sent() -> None:
     )
     assert not result.ok
     assert 'entries[0].status: sent "Blocked"' in result.content
-    assert '"pending", "in_progress" or "completed"' in result.content
+    assert '"pending", "in_progress", "completed" or "cancelled"' in result.content

@@ -177,7 +177,7 @@ def test_openai_definitions() -> None:
                 "type": "function",
                 "function": {
                     "name": "create_plan",
-                    "description": "Show the user a plan they watch as you work, for tasks of three or more steps or several requests. `type`: `items`, a checklist in working order (first step `in_progress`; `high` priority on the critical path; null status is pending, null priority medium); `markdown`, notes or options as prose; `file`, a plan in a workspace file (absolute path or `file:` URI). Fill only that type's field, null the others. Null `id` gets `plan-1`, `plan-2`, ...",
+                    "description": "Show the user a plan they watch as you work, for tasks of 3+ steps or several requests. `type`: `items`, a checklist in working order (first step `in_progress`; `high` priority on the critical path; null status is pending, null priority medium); `markdown`, notes or options as prose; `file`, a plan in a workspace file (absolute path or `file:` URI). Fill only that type's field, null the others. Null `id` gets `plan-1`, `plan-2`, ...",
                     "parameters": {
                         "type": "object",
                         "properties": {
@@ -195,7 +195,13 @@ def test_openai_definitions() -> None:
                                         },
                                         "status": {
                                             "type": ["string", "null"],
-                                            "enum": ["pending", "in_progress", "completed", None],
+                                            "enum": [
+                                                "pending",
+                                                "in_progress",
+                                                "completed",
+                                                "cancelled",
+                                                None,
+                                            ],
                                         },
                                     },
                                     "required": ["content", "priority", "status"],
@@ -215,7 +221,7 @@ def test_openai_definitions() -> None:
                 "type": "function",
                 "function": {
                     "name": "update_plan",
-                    "description": 'Keep a plan current: send `changes` by step number (1-based, from the last result) as each step starts and ends, e.g. `[{"step":2,"status":"completed"},{"step":3,"status":"in_progress"}]` (null keeps a value); cheap at any plan length. Keep exactly one step `in_progress`. To add, drop or reorder steps, send all `entries` (or new `content` or `uri`); set `type` only to change the plan\'s kind. Null unused fields.',
+                    "description": 'Keep a plan current: send `changes` by step number (1-based, from the last result) as each step starts and ends, e.g. `[{"step":2,"status":"completed"},{"step":3,"status":"in_progress"}]` (null keeps a value). Keep exactly one step `in_progress`. To add, drop or reorder steps, send all `entries` (or new `content` or `uri`); set `type` only to change the plan\'s kind. Null unused fields.',
                     "parameters": {
                         "type": "object",
                         "properties": {
@@ -236,7 +242,13 @@ def test_openai_definitions() -> None:
                                         },
                                         "status": {
                                             "type": ["string", "null"],
-                                            "enum": ["pending", "in_progress", "completed", None],
+                                            "enum": [
+                                                "pending",
+                                                "in_progress",
+                                                "completed",
+                                                "cancelled",
+                                                None,
+                                            ],
                                         },
                                     },
                                     "required": ["content", "priority", "status"],
@@ -253,7 +265,13 @@ def test_openai_definitions() -> None:
                                         "step": {"type": "integer", "minimum": 1},
                                         "status": {
                                             "type": ["string", "null"],
-                                            "enum": ["pending", "in_progress", "completed", None],
+                                            "enum": [
+                                                "pending",
+                                                "in_progress",
+                                                "completed",
+                                                "cancelled",
+                                                None,
+                                            ],
                                         },
                                         "priority": {
                                             "type": ["string", "null"],
@@ -316,7 +334,13 @@ def test_anthropic_definitions() -> None:
                                 },
                                 "status": {
                                     "type": ["string", "null"],
-                                    "enum": ["pending", "in_progress", "completed", None],
+                                    "enum": [
+                                        "pending",
+                                        "in_progress",
+                                        "completed",
+                                        "cancelled",
+                                        None,
+                                    ],
                                 },
                             },
                             "required": ["content"],
@@ -349,7 +373,13 @@ def test_anthropic_definitions() -> None:
                                 },
                                 "status": {
                                     "type": ["string", "null"],
-                                    "enum": ["pending", "in_progress", "completed", None],
+                                    "enum": [
+                                        "pending",
+                                        "in_progress",
+                                        "completed",
+                                        "cancelled",
+                                        None,
+                                    ],
                                 },
                             },
                             "required": ["content"],
@@ -366,7 +396,13 @@ def test_anthropic_definitions() -> None:
                                 "step": {"type": "integer", "minimum": 1},
                                 "status": {
                                     "type": ["string", "null"],
-                                    "enum": ["pending", "in_progress", "completed", None],
+                                    "enum": [
+                                        "pending",
+                                        "in_progress",
+                                        "completed",
+                                        "cancelled",
+                                        None,
+                                    ],
                                 },
                                 "priority": {
                                     "type": ["string", "null"],
@@ -428,7 +464,7 @@ def test_descriptions_come_from_prompts() -> None:
 
 def test_descriptions_still_teach_each_behaviour() -> None:
     create, update, remove = (tools.description(n) for n in tools.NAMES)
-    assert "three or more steps" in create  # when to plan
+    assert "3+ steps" in create  # when to plan
     assert all(f"`{kind}`" in create for kind in ("items", "markdown", "file"))  # which kind
     assert "exactly one step `in_progress`" in update
     assert "as each step starts and ends" in update  # update as work happens

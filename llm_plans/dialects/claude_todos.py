@@ -1,0 +1,100 @@
+"""`claude_todos`: Claude Code's `TodoWrite`, the whole todo list in every call.
+
+The model sends every todo each time (`content`, `status`, `activeForm`, the wording shown
+while the todo is in progress); the session's list becomes that list. Older Claude Code
+versions sent an `id` (and a `priority`) per todo instead of `activeForm`: both are taken.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
+from typing_extensions import Required, TypedDict
+
+from .. import _feedback
+from .._apply import Applied, write_list
+from .._models import Priority, Status
+from .._repair import repair_list
+from ._base import Call, Dialect, DialectTool, carried, entry, renamer
+
+_Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+_FORBID = ConfigDict(extra="forbid")
+
+
+class Todo(BaseModel):
+    """One todo, as Claude Code's models write it."""
+
+    model_config = _FORBID
+
+    content: str
+    status: Literal["pending", "in_progress", "completed"]
+    activeForm: str
+
+
+class TodoWriteArgs(BaseModel):
+    """Arguments of `TodoWrite`."""
+
+    model_config = _FORBID
+
+    todos: list[Todo] = Field(description="The whole todo list, in order.")
+
+
+class _TodoIn(TypedDict, total=False):
+    __pydantic_config__ = _FORBID  # type: ignore[misc]
+    content: Required[_Text]
+    status: Required[Status]
+    activeForm: _Text | None
+    id: str | int | None
+    priority: Priority | None
+
+
+class _TodoWriteIn(TypedDict):
+    __pydantic_config__ = _FORBID  # type: ignore[misc]
+    todos: list[_TodoIn]
+
+
+def _run(call: Call) -> Applied:
+    todos: list[dict[str, Any]] = call.args["todos"]
+    entries = []
+    for todo in todos:
+        item = entry(
+            todo["content"],
+            todo["status"],
+            {"activeForm": todo.get("activeForm"), "id": _text(todo.get("id"))},
+        )
+        if todo.get("priority"):
+            item["priority"] = todo["priority"]
+        entries.append(item)
+    book, plan = write_list(call, carried(call.current, entries), renamer("todos"))
+    return Applied(
+        "TodoWrite",
+        book,
+        plan.id,
+        plan,
+        say=lambda discipline: _feedback.list_written(
+            "Updated", "todo list", plan, discipline=discipline
+        ),
+    )
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _repair(value: Any) -> Any:
+    return repair_list(value, "todos")
+
+
+TODO_WRITE = DialectTool(
+    dialect="claude_todos",
+    name="TodoWrite",
+    definition=TodoWriteArgs,
+    adapter=TypeAdapter(_TodoWriteIn),
+    run=_run,
+    repair=_repair,
+    list_field="todos",
+    nested={"todos": "content, status, activeForm"},
+)
+
+DIALECT = Dialect("claude_todos", (TODO_WRITE,), "full replacement")

@@ -1,0 +1,345 @@
+"""ACP v2 on the wire, and `cancelled` / `activeForm` in every form.
+
+Every notification is checked against its form's schema (`spec_shapes.check`: the TS SDK's v2
+schemas plan definition by plan definition, the spec documents' and the Python SDK's v1
+shapes), and what a client reads back is compared with an oracle written here, apart from
+the code under test: v2 carries statuses natively; v1 shows a cancelled step as completed with
+its content prefixed `Cancelled: `; every form shows a step in progress by its non-empty
+`_meta.llm_plans.activeForm`; `_meta` and priorities go out unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from spec_shapes import check
+
+from llm_plans import Limits, PlanSession, WireForm
+from llm_plans._book import Stored
+from llm_plans._legacy import Flattener, read_plan_file
+from llm_plans._outbox import Outbox
+from llm_plans._wire import shown_entries
+from llm_plans.testing import RecordingSend
+
+FORMS = ("documents", "schema", "legacy", "v2", "v2-unstable")
+V1 = ("documents", "schema", "legacy")
+STATUSES = ("pending", "in_progress", "completed", "cancelled")
+PRIORITIES = ("high", "medium", "low")
+ID_KEY = {"documents": "id", "schema": "planId", "v2": "planId", "v2-unstable": "planId"}
+
+
+def session(form: str, send: RecordingSend, **kwargs: Any) -> PlanSession:
+    return PlanSession(send, session_id="sess_v2", form=form, **kwargs)
+
+
+def client_entries(form: str, update: dict[str, Any]) -> list[dict[str, Any]]:
+    """The entries a client of `form` reads from one notification."""
+    if form == "legacy":
+        assert update["sessionUpdate"] == "plan"
+        return list(update["entries"])
+    assert update["sessionUpdate"] == "plan_update"
+    return list(update["plan"]["entries"])
+
+
+def oracle(form: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """How a client of `form` must show one stored entry (the rules, written independently)."""
+    content, status = entry["content"], entry["status"]
+    meta = entry.get("_meta")
+    active = meta.get("llm_plans", {}).get("activeForm") if isinstance(meta, dict) else None
+    if status == "in_progress" and isinstance(active, str) and active.strip():
+        content = active
+    if status == "cancelled" and form in V1:
+        content, status = "Cancelled: " + content, "completed"
+    shown = {"content": content, "priority": entry["priority"], "status": status}
+    if meta is not None:
+        shown["_meta"] = meta
+    return shown
+
+
+# ---- every plan kind, status and removal in the v2 forms ----------------------------------
+
+ALL_STATUSES = [
+    {"content": "Reproduce the bug", "priority": "high", "status": "completed"},
+    {
+        "content": "Run the tests",
+        "priority": "medium",
+        "status": "in_progress",
+        "_meta": {"llm_plans": {"activeForm": "Running the tests", "taskId": "2"}},
+    },
+    {"content": "Try the old parser", "priority": "low", "status": "cancelled"},
+    {"content": "Write the changelog", "priority": "low", "status": "pending"},
+]
+STEPS_MD = "# Approach\n- [x] Read the parser\n- [ ] Patch it\n"
+
+
+async def run_every_kind(form: str, tmp_path: Path) -> list[dict[str, Any]]:
+    plan_file = tmp_path / "plan.md"
+    plan_file.write_text("- [ ] one\n- [x] two\n")
+    send = RecordingSend()
+    s = session(form, send, workspace=tmp_path)
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("create_plan", {"type": "items", "id": "main", "entries": ALL_STATUSES}),
+        ("create_plan", {"type": "markdown", "id": "notes", "content": STEPS_MD}),
+        ("create_plan", {"type": "file", "id": "design", "uri": str(plan_file)}),
+        ("update_plan", {"id": "main", "changes": [{"step": 4, "status": "cancelled"}]}),
+        ("remove_plan", {"id": "notes"}),
+        ("remove_plan", {"id": "design"}),
+        ("remove_plan", {"id": "main"}),
+    ]
+    for tool, arguments in calls:
+        result = await s.call(tool, arguments)
+        assert result.ok, result.content
+    for params in send.sent:
+        check(form, params)
+    return send.updates
+
+
+@pytest.mark.parametrize("form", ["v2", "v2-unstable"])
+async def test_items_plans_carry_cancelled_natively(form: str, tmp_path: Path) -> None:
+    updates = await run_every_kind(form, tmp_path)
+    first = updates[0]["plan"]
+    assert first["type"] == "items"
+    assert first["planId"] == "main"
+    assert first["entries"] == [oracle(form, e) for e in ALL_STATUSES]
+    assert [e["status"] for e in first["entries"]] == [e["status"] for e in ALL_STATUSES]
+    assert first["entries"][1]["content"] == "Running the tests"
+    assert updates[3]["plan"]["entries"][3]["status"] == "cancelled"
+
+
+async def test_v2_shows_markdown_and_file_plans_as_items_and_removes_with_no_entries(
+    tmp_path: Path,
+) -> None:
+    updates = await run_every_kind("v2", tmp_path)
+    assert all(u["sessionUpdate"] == "plan_update" for u in updates)
+    notes, design = updates[1]["plan"], updates[2]["plan"]
+    assert notes == {
+        "type": "items",
+        "planId": "notes",
+        "entries": [
+            {"content": "Read the parser", "priority": "medium", "status": "completed"},
+            {"content": "Patch it", "priority": "medium", "status": "pending"},
+        ],
+    }
+    assert design["type"] == "items"
+    assert design["planId"] == "design"
+    assert [(e["content"], e["status"]) for e in design["entries"]] == [
+        ("one", "pending"),
+        ("two", "completed"),
+    ]
+    removals = [u["plan"] for u in updates[4:]]
+    assert removals == [
+        {"type": "items", "planId": plan_id, "entries": []}
+        for plan_id in ("notes", "design", "main")
+    ]
+
+
+async def test_v2_flattens_as_the_legacy_form_does(tmp_path: Path) -> None:
+    """A markdown or file plan's v2 steps are the entries the legacy list shows for it."""
+    v2 = await run_every_kind("v2", tmp_path)
+    legacy = await run_every_kind("legacy", tmp_path)
+    main = len(ALL_STATUSES)
+    assert v2[1]["plan"]["entries"] == legacy[1]["entries"][main:]
+    assert v2[2]["plan"]["entries"] == legacy[2]["entries"][main + 2 :]
+
+
+async def test_v2_unstable_sends_every_kind_and_plan_removed(tmp_path: Path) -> None:
+    updates = await run_every_kind("v2-unstable", tmp_path)
+    assert updates[1]["plan"] == {"type": "markdown", "planId": "notes", "content": STEPS_MD}
+    assert updates[2]["plan"] == {
+        "type": "file",
+        "planId": "design",
+        "uri": (tmp_path / "plan.md").as_uri(),
+    }
+    assert updates[4:] == [
+        {"sessionUpdate": "plan_removed", "planId": plan_id}
+        for plan_id in ("notes", "design", "main")
+    ]
+
+
+@pytest.mark.parametrize("form", ["v2", "v2-unstable"])
+async def test_plan_meta_round_trips(form: str) -> None:
+    # A plan's own `_meta` comes from restored snapshots and the dialects, not from our tools.
+    send = RecordingSend()
+    box = Outbox(send, "s", WireForm(form), flattener())
+    meta = {"llm_plans": {"dialect": "claude_tasks"}, "vendor": {"n": 1}}
+    entry = {"content": "a", "priority": "high", "status": "cancelled", "_meta": {"x": [1]}}
+    plans = {
+        "items": Stored("items", "items", (entry,), meta=meta),
+        "markdown": Stored("markdown", "markdown", content="- [ ] a", meta=meta),
+        "file": Stored("file", "file", uri="file:///nowhere/p.md", meta=meta),
+    }
+    assert await box.show(plans, list(plans)) is None
+    for params in send.sent:
+        check(form, params)
+        assert params["update"]["plan"]["_meta"] == meta
+    assert send.updates[0]["plan"]["entries"] == [entry]
+
+
+async def test_a_file_edited_on_disk_reaches_a_v2_client_with_the_next_change(
+    tmp_path: Path,
+) -> None:
+    plan_file = tmp_path / "plan.md"
+    plan_file.write_text("- [ ] one\n")
+    send = RecordingSend()
+    s = session("v2", send, workspace=tmp_path)
+    assert (await s.call("create_plan", {"type": "file", "id": "f", "uri": str(plan_file)})).ok
+    plan_file.write_text("- [x] one\n- [ ] two\n")
+    assert (await s.call("create_plan", {"type": "items", "id": "i", "entries": ["x"]})).ok
+    by_plan = {u["plan"]["planId"]: u["plan"]["entries"] for u in send.updates}
+    assert [(e["content"], e["status"]) for e in by_plan["f"]] == [
+        ("one", "completed"),
+        ("two", "pending"),
+    ]
+    sent = len(send.sent)
+    assert (await s.call("update_plan", {"id": "i", "entries": ["y"]})).ok
+    assert len(send.sent) == sent + 1, "an unchanged file is not sent again"
+
+
+async def test_a_streamed_markdown_plan_never_shows_its_heading_as_a_step_in_v2() -> None:
+    send = RecordingSend()
+    s = session("v2", send, stream_interval=0)
+    content = "# Title\n\nSome prose\n- [ ] first\n- [ ] second\n"
+    text = json.dumps({"type": "markdown", "id": "m", "content": content})
+    for n in range(0, len(text), 5):
+        await s.feed("call-1", "create_plan", text[n : n + 5])
+    assert (await s.finish("call-1")).ok
+    for params in send.sent:
+        check("v2", params)
+        contents = [e["content"] for e in params["update"]["plan"]["entries"]]
+        assert "Title" not in contents
+    assert [e["content"] for e in send.updates[-1]["plan"]["entries"]] == ["first", "second"]
+
+
+async def test_an_aborted_streamed_create_is_taken_back_in_v2() -> None:
+    send = RecordingSend()
+    s = session("v2", send, stream_interval=0)
+    steps = [{"content": "Reproduce the bug"}, {"content": "Fix it"}, {"content": "Test it"}]
+    text = json.dumps({"type": "items", "id": "p", "entries": steps})
+    for n in range(0, len(text) - 20, 7):  # the last step never completes
+        await s.feed("c", "create_plan", text[n : n + 7])
+    assert send.updates, "the complete steps were previewed"
+    assert await s.abort("c")
+    assert send.updates[-1]["plan"] == {"type": "items", "planId": "p", "entries": []}
+    for params in send.sent:
+        check("v2", params)
+
+
+async def test_replay_sends_every_plan_in_v2() -> None:
+    send = RecordingSend()
+    s = session("v2", send)
+    assert (await s.call("create_plan", {"type": "markdown", "id": "m", "content": "- [ ] a"})).ok
+    assert (await s.call("create_plan", {"type": "items", "id": "i", "entries": ["b"]})).ok
+    sent = len(send.sent)
+    await s.replay()
+    assert [u["plan"]["planId"] for u in send.updates[sent:]] == ["m", "i"]
+
+
+# ---- cancelled and activeForm in every form, for any entries --------------------------------
+
+ACTIVE_FORMS = st.one_of(
+    st.text(max_size=30), st.just(""), st.just("   "), st.integers(), st.none()
+)
+META = st.one_of(
+    st.none(),
+    st.fixed_dictionaries({"llm_plans": st.fixed_dictionaries({"activeForm": ACTIVE_FORMS})}),
+    st.fixed_dictionaries(
+        {"llm_plans": st.fixed_dictionaries({"status": st.just("blocked")}), "other": st.booleans()}
+    ),
+)
+
+
+@st.composite
+def entries(draw: st.DrawFn) -> list[dict[str, Any]]:
+    out = []
+    for _ in range(draw(st.integers(1, 8))):
+        entry: dict[str, Any] = {
+            "content": draw(
+                st.text(st.characters(codec="utf-8"), min_size=1, max_size=30).filter(str.strip)
+            ),
+            "priority": draw(st.sampled_from(PRIORITIES)),
+            "status": draw(st.sampled_from(STATUSES)),
+        }
+        meta = draw(META)
+        if meta is not None:
+            entry["_meta"] = meta
+        out.append(entry)
+    return out
+
+
+@pytest.mark.parametrize("form", FORMS)
+@given(steps=entries())
+async def test_every_form_shows_cancelled_and_active_form_by_its_rules(
+    form: str, steps: list[dict[str, Any]]
+) -> None:
+    send = RecordingSend()
+    s = session(form, send)
+    result = await s.call("create_plan", {"type": "items", "id": "p", "entries": steps})
+    assert result.ok, result.content
+    stored = [
+        {"content": e.content, "priority": e.priority, "status": e.status}
+        | ({} if e.meta is None else {"_meta": e.meta})
+        for e in s.plans["p"].entries
+    ]
+    (params,) = send.sent
+    check(form, params)
+    assert client_entries(form, params["update"]) == [oracle(form, e) for e in stored]
+    if form in V1:
+        assert all(e["status"] != "cancelled" for e in client_entries(form, params["update"]))
+
+
+def stored_plan(steps: list[dict[str, Any]]) -> Stored:
+    return Stored("items", "p", tuple(steps))
+
+
+@given(steps=entries())
+def test_one_function_decides_for_plan_update_and_the_legacy_list(
+    steps: list[dict[str, Any]],
+) -> None:
+    plan = stored_plan(steps)
+    flat = flattener().entries([plan])
+    assert flat == list(shown_entries(plan, WireForm.SCHEMA))
+    assert flat == list(shown_entries(plan, WireForm.DOCUMENTS))
+
+
+def flattener() -> Flattener:
+    return Flattener(Limits(), None, read_plan_file)
+
+
+@given(
+    steps=entries().map(
+        lambda es: [
+            {k: v for k, v in e.items() if k != "_meta"}
+            | {"status": "completed" if e["status"] == "cancelled" else e["status"]}
+            for e in es
+        ]
+    )
+)
+def test_plans_with_nothing_to_render_go_out_as_stored(steps: list[dict[str, Any]]) -> None:
+    """The hot path: no cancelled step, no activeForm, no per-entry rebuild in any form."""
+    plan = stored_plan(steps)
+    for form in WireForm:
+        assert shown_entries(plan, form) is plan.entries
+
+
+def test_cancelled_needs_no_rebuild_in_v2() -> None:
+    plan = stored_plan([{"content": "a", "priority": "low", "status": "cancelled"}])
+    assert shown_entries(plan, WireForm.V2) is plan.entries
+    assert shown_entries(plan, WireForm.V2_UNSTABLE) is plan.entries
+    assert shown_entries(plan, WireForm.LEGACY) == (
+        {"content": "Cancelled: a", "priority": "low", "status": "completed"},
+    )
+
+
+def test_a_rendered_legacy_plan_is_cached_until_it_changes() -> None:
+    flat = flattener()
+    plan = stored_plan([{"content": "a", "priority": "low", "status": "cancelled"}])
+    first = flat.entries([plan])
+    assert flat.steps(plan) is flat.steps(plan)
+    assert flat.entries([plan]) == first
+    changed = stored_plan([{"content": "a", "priority": "low", "status": "pending"}])
+    assert flat.entries([changed]) == [{"content": "a", "priority": "low", "status": "pending"}]

@@ -61,3 +61,31 @@ async def test_without_a_raw_connection() -> None:
         await send(DOCUMENTS)
     with pytest.raises(ConfigurationError, match="agent-side connection"):
         acp_send(object())
+
+
+V2_CANCELLED = {
+    "sessionId": "s",
+    "update": {
+        "sessionUpdate": "plan_update",
+        "plan": {
+            "type": "items",
+            "planId": "main",
+            "entries": [{"content": "Old approach", "priority": "medium", "status": "cancelled"}],
+        },
+    },
+}
+
+
+async def test_v2_steps_the_v1_models_cannot_carry_go_raw_even_when_validating() -> None:
+    raw = FakeRaw()
+    conn = FakeConnection(raw)
+    await acp_send(conn, validate=True)(V2_CANCELLED)
+    assert raw.sent == [("session/update", V2_CANCELLED)]
+    assert conn.typed == []
+
+
+async def test_without_a_raw_connection_v2_steps_are_refused_not_remodelled() -> None:
+    conn = FakeConnection(None)
+    with pytest.raises(ConfigurationError, match="ACP v2"):
+        await acp_send(conn)(V2_CANCELLED)
+    assert conn.typed == []

@@ -9,12 +9,21 @@ from typing import Any
 import pytest
 from acp.schema import SessionNotification
 from spec_examples import spec_dir, spec_examples
+from spec_shapes import check
 
 from llm_plans import PlanSession
 from llm_plans.testing import RecordingSend
 
 GOLDEN = Path(__file__).parent / "golden"
 CAPS = {"documents": {"planCapabilities": {}}, "schema": {"plan": {}}, "legacy": {}}
+# How a session comes to each form: v1's from the client's capabilities, v2 from the version
+# it negotiated, v2-unstable only when asked for.
+SESSION_ARGS: dict[str, dict[str, Any]] = {
+    **{form: {"client_capabilities": caps} for form, caps in CAPS.items()},
+    "v2": {"protocol_version": 2},
+    "v2-unstable": {"form": "v2-unstable"},
+}
+V1_SDK_FORMS = ("legacy", "schema")  # the forms the official Python SDK's models know
 
 ANALYZE = {"content": "Analyze the existing codebase structure", "priority": "high"}
 IDENTIFY = {"content": "Identify components that need refactoring", "priority": "high"}
@@ -28,6 +37,24 @@ PROGRESS = (
     {
         "id": "plan-1",
         "changes": [{"step": 1, "status": "completed"}, {"step": 2, "status": "in_progress"}],
+    },
+)
+
+CREATE_CANCELLED = (
+    "create_plan",
+    {
+        "type": "items",
+        "id": "plan-1",
+        "entries": [
+            {**ANALYZE, "status": "completed"},
+            {
+                **IDENTIFY,
+                "status": "in_progress",
+                "_meta": {"llm_plans": {"activeForm": "Identifying components to refactor"}},
+            },
+            {**CIRCULAR, "status": "cancelled"},
+            TESTS,
+        ],
     },
 )
 
@@ -76,6 +103,13 @@ SCENARIOS: dict[str, list[tuple[str, Any]]] = {
         ("create_plan", {"type": "markdown", "content": STEPS_MD}),
         ("remove_plan", '{"id": "plan-1"}'),
     ],
+    # A cancelled step, and a step in progress with Claude's wording of it (`activeForm`).
+    "items_cancelled.json": [CREATE_CANCELLED],
+    "legacy/cancelled.json": [CREATE_CANCELLED],
+    # (v2 shows a file plan's steps: a file that cannot exist keeps the golden file stable.)
+    "file_missing.json": [
+        ("create_plan", {"type": "file", "id": "design-doc", "uri": "/nonexistent/plan.md"})
+    ],
 }
 
 
@@ -111,7 +145,7 @@ def test_every_spec_example_is_a_golden_file() -> None:
 async def test_output_equals_golden(name: str) -> None:
     form, calls = scenario_for(name)
     send = RecordingSend()
-    session = PlanSession(send, session_id="sess_abc123def456", client_capabilities=CAPS[form])
+    session = PlanSession(send, session_id="sess_abc123def456", **SESSION_ARGS[form])
     for tool, arguments in calls:
         result = await session.call(tool, arguments)
         assert result.ok, result.content
@@ -120,7 +154,13 @@ async def test_output_equals_golden(name: str) -> None:
     assert json.dumps(send.sent[-1], indent=2) + "\n" == expected  # key order too
 
 
-@pytest.mark.parametrize("name", [n for n in golden_files() if not n.startswith("documents/")])
+@pytest.mark.parametrize("name", golden_files())
+def test_golden_is_compliant_for_its_form(name: str) -> None:
+    """Each golden file passes its form's schema (v2's: the TS SDK's, plan by plan)."""
+    check(name.split("/")[0], load(name))
+
+
+@pytest.mark.parametrize("name", [n for n in golden_files() if n.split("/")[0] in V1_SDK_FORMS])
 def test_golden_round_trips_through_the_acp_sdk(name: str) -> None:
     """The published-schema and legacy forms are what the official SDK parses and writes."""
     data = load(name)

@@ -1,0 +1,355 @@
+"""`claude_todos`: Claude Code's TodoWrite calls, as its models send them, into one ACP list."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from inline_snapshot import snapshot
+from spec_shapes import check
+
+from llm_plans import ConfigurationError, PlanSession
+from llm_plans.testing import RecordingSend
+
+CAPS = {"schema": {"plan": {}}, "legacy": {}}
+
+
+def todo(content: str, status: str, active: str | None = None) -> dict[str, str]:
+    return {"content": content, "status": status, "activeForm": active or f"{content}ing"}
+
+
+# Written from the shape Claude Code 2.1.330 defines (`TodoWriteInput`): the whole list each time.
+CREATE = {
+    "todos": [
+        todo("Read the failing test", "in_progress", "Reading the failing test"),
+        todo("Fix the parser", "pending", "Fixing the parser"),
+        todo("Run the suite", "pending", "Running the suite"),
+    ]
+}
+PROGRESS = {
+    "todos": [
+        todo("Read the failing test", "completed", "Reading the failing test"),
+        todo("Fix the parser", "in_progress", "Fixing the parser"),
+        todo("Run the suite", "pending", "Running the suite"),
+    ]
+}
+CANCEL = {
+    "todos": [
+        todo("Read the failing test", "completed", "Reading the failing test"),
+        todo("Fix the parser", "completed", "Fixing the parser"),
+        todo("Run the suite", "cancelled", "Running the suite"),
+    ]
+}
+DROP = {"todos": [todo("Read the failing test", "completed", "Reading the failing test")]}
+
+
+def session(form: str, **kwargs: Any) -> tuple[PlanSession, RecordingSend]:
+    send = RecordingSend()
+    kwargs.setdefault("dialects", "claude_todos")
+    plans = PlanSession(send, session_id="s", client_capabilities=CAPS[form], **kwargs)
+    return plans, send
+
+
+@pytest.mark.parametrize("form", sorted(CAPS))
+async def test_a_scripted_run_sends_compliant_notifications(form: str) -> None:
+    plans, send = session(form)
+    for args in (CREATE, PROGRESS, CANCEL, DROP):
+        result = await plans.call("TodoWrite", args)
+        assert result.ok, result.content
+    for params in send.sent:
+        check(form, params)
+    assert send.updates == GOLDEN[form]
+
+
+GOLDEN = {
+    "legacy": snapshot(
+        [
+            {
+                "sessionUpdate": "plan",
+                "entries": [
+                    {
+                        "content": "Reading the failing test",
+                        "priority": "medium",
+                        "status": "in_progress",
+                        "_meta": {"llm_plans": {"activeForm": "Reading the failing test"}},
+                    },
+                    {
+                        "content": "Fix the parser",
+                        "priority": "medium",
+                        "status": "pending",
+                        "_meta": {"llm_plans": {"activeForm": "Fixing the parser"}},
+                    },
+                    {
+                        "content": "Run the suite",
+                        "priority": "medium",
+                        "status": "pending",
+                        "_meta": {"llm_plans": {"activeForm": "Running the suite"}},
+                    },
+                ],
+            },
+            {
+                "sessionUpdate": "plan",
+                "entries": [
+                    {
+                        "content": "Read the failing test",
+                        "priority": "medium",
+                        "status": "completed",
+                        "_meta": {"llm_plans": {"activeForm": "Reading the failing test"}},
+                    },
+                    {
+                        "content": "Fixing the parser",
+                        "priority": "medium",
+                        "status": "in_progress",
+                        "_meta": {"llm_plans": {"activeForm": "Fixing the parser"}},
+                    },
+                    {
+                        "content": "Run the suite",
+                        "priority": "medium",
+                        "status": "pending",
+                        "_meta": {"llm_plans": {"activeForm": "Running the suite"}},
+                    },
+                ],
+            },
+            {
+                "sessionUpdate": "plan",
+                "entries": [
+                    {
+                        "content": "Read the failing test",
+                        "priority": "medium",
+                        "status": "completed",
+                        "_meta": {"llm_plans": {"activeForm": "Reading the failing test"}},
+                    },
+                    {
+                        "content": "Fix the parser",
+                        "priority": "medium",
+                        "status": "completed",
+                        "_meta": {"llm_plans": {"activeForm": "Fixing the parser"}},
+                    },
+                    {
+                        "content": "Cancelled: Run the suite",
+                        "priority": "medium",
+                        "status": "completed",
+                        "_meta": {"llm_plans": {"activeForm": "Running the suite"}},
+                    },
+                ],
+            },
+            {
+                "sessionUpdate": "plan",
+                "entries": [
+                    {
+                        "content": "Read the failing test",
+                        "priority": "medium",
+                        "status": "completed",
+                        "_meta": {"llm_plans": {"activeForm": "Reading the failing test"}},
+                    }
+                ],
+            },
+        ]
+    ),
+    "schema": snapshot(
+        [
+            {
+                "sessionUpdate": "plan_update",
+                "plan": {
+                    "type": "items",
+                    "planId": "main",
+                    "entries": [
+                        {
+                            "content": "Reading the failing test",
+                            "priority": "medium",
+                            "status": "in_progress",
+                            "_meta": {"llm_plans": {"activeForm": "Reading the failing test"}},
+                        },
+                        {
+                            "content": "Fix the parser",
+                            "priority": "medium",
+                            "status": "pending",
+                            "_meta": {"llm_plans": {"activeForm": "Fixing the parser"}},
+                        },
+                        {
+                            "content": "Run the suite",
+                            "priority": "medium",
+                            "status": "pending",
+                            "_meta": {"llm_plans": {"activeForm": "Running the suite"}},
+                        },
+                    ],
+                },
+            },
+            {
+                "sessionUpdate": "plan_update",
+                "plan": {
+                    "type": "items",
+                    "planId": "main",
+                    "entries": [
+                        {
+                            "content": "Read the failing test",
+                            "priority": "medium",
+                            "status": "completed",
+                            "_meta": {"llm_plans": {"activeForm": "Reading the failing test"}},
+                        },
+                        {
+                            "content": "Fixing the parser",
+                            "priority": "medium",
+                            "status": "in_progress",
+                            "_meta": {"llm_plans": {"activeForm": "Fixing the parser"}},
+                        },
+                        {
+                            "content": "Run the suite",
+                            "priority": "medium",
+                            "status": "pending",
+                            "_meta": {"llm_plans": {"activeForm": "Running the suite"}},
+                        },
+                    ],
+                },
+            },
+            {
+                "sessionUpdate": "plan_update",
+                "plan": {
+                    "type": "items",
+                    "planId": "main",
+                    "entries": [
+                        {
+                            "content": "Read the failing test",
+                            "priority": "medium",
+                            "status": "completed",
+                            "_meta": {"llm_plans": {"activeForm": "Reading the failing test"}},
+                        },
+                        {
+                            "content": "Fix the parser",
+                            "priority": "medium",
+                            "status": "completed",
+                            "_meta": {"llm_plans": {"activeForm": "Fixing the parser"}},
+                        },
+                        {
+                            "content": "Cancelled: Run the suite",
+                            "priority": "medium",
+                            "status": "completed",
+                            "_meta": {"llm_plans": {"activeForm": "Running the suite"}},
+                        },
+                    ],
+                },
+            },
+            {
+                "sessionUpdate": "plan_update",
+                "plan": {
+                    "type": "items",
+                    "planId": "main",
+                    "entries": [
+                        {
+                            "content": "Read the failing test",
+                            "priority": "medium",
+                            "status": "completed",
+                            "_meta": {"llm_plans": {"activeForm": "Reading the failing test"}},
+                        }
+                    ],
+                },
+            },
+        ]
+    ),
+}
+
+
+async def test_the_list_is_one_plan_with_a_stable_id() -> None:
+    plans, _ = session("schema", list_id="todos")
+    await plans.call("TodoWrite", CREATE)
+    await plans.call("TodoWrite", PROGRESS)
+    assert list(plans.plans) == ["todos"]
+    entries = plans.plans["todos"].entries  # type: ignore[union-attr]
+    assert [(e.content, e.status, e.priority) for e in entries] == [
+        ("Read the failing test", "completed", "medium"),
+        ("Fix the parser", "in_progress", "medium"),
+        ("Run the suite", "pending", "medium"),
+    ]
+    assert entries[1].meta == {"llm_plans": {"activeForm": "Fixing the parser"}}
+
+
+async def test_a_replacement_keeps_what_an_unchanged_todo_had() -> None:
+    """Priority and `_meta` set on a step (by our own tools, or a restore) survive a TodoWrite
+    that sends the same text, in whatever position; a todo with new text starts fresh."""
+    plans, _ = session("schema", dialects=["llm_plans", "claude_todos"])
+    await plans.call("TodoWrite", CREATE)
+    await plans.call("update_plan", {"id": "main", "changes": [{"step": 3, "priority": "high"}]})
+    reordered = {"todos": [PROGRESS["todos"][2], PROGRESS["todos"][0], todo("Ship", "pending")]}
+    assert (await plans.call("TodoWrite", reordered)).ok
+    entries = plans.plans["main"].entries  # type: ignore[union-attr]
+    assert [(e.content, e.priority) for e in entries] == [
+        ("Run the suite", "high"),
+        ("Read the failing test", "medium"),
+        ("Ship", "medium"),
+    ]
+
+
+async def test_an_empty_list_keeps_the_plan_empty_and_restores() -> None:
+    plans, send = session("schema")
+    await plans.call("TodoWrite", CREATE)
+    result = await plans.call("TodoWrite", {"todos": []})
+    assert result.ok
+    assert result.content == "Updated the todo list: it is empty now."
+    assert send.updates[-1]["plan"]["entries"] == []
+    restored, _ = session("schema")
+    assert restored.restore(plans.snapshot()) == []
+    assert restored.plans["main"].entries == ()  # type: ignore[union-attr]
+
+
+async def test_older_todo_shapes_and_common_mistakes_are_taken() -> None:
+    """Claude Code 2.0 sent an `id` (and a `priority`) per todo instead of `activeForm`; models
+    also send the list as a JSON string, or "done" for completed."""
+    plans, _ = session("schema")
+    older = {"todos": [{"content": "Plan", "status": "in_progress", "id": "1", "priority": "high"}]}
+    assert (await plans.call("TodoWrite", older)).ok
+    entry = plans.plans["main"].entries[0]  # type: ignore[union-attr]
+    assert (entry.priority, entry.meta) == ("high", {"llm_plans": {"id": "1"}})
+    stringly = {"todos": json.dumps([{"content": "Plan", "status": "Done", "activeForm": "x"}])}
+    assert (await plans.call("TodoWrite", stringly)).ok
+    assert plans.plans["main"].entries[0].status == "completed"  # type: ignore[union-attr]
+
+
+async def test_bad_arguments_name_the_todos_paths_and_change_nothing() -> None:
+    plans, send = session("schema")
+    await plans.call("TodoWrite", CREATE)
+    before, sent = plans.snapshot(), len(send.sent)
+    bad = {"todos": [{"content": " ", "status": "pending"}, {"content": "x", "status": "maybe"}]}
+    result = await plans.call("TodoWrite", bad)
+    assert not result.ok
+    assert result.content == snapshot("""\
+TodoWrite was not applied (2 problems); no plan was changed.
+- todos[0].content: sent " "; must not be empty.
+- todos[1].status: sent "maybe"; accepted values: "pending", "in_progress", "completed" or "cancelled".
+Fix the errors and call TodoWrite again.\
+""")
+    too_many = {
+        "todos": [todo(f"step {n}", "pending") for n in range(plans.limits.max_entries + 1)]
+    }
+    result = await plans.call("TodoWrite", too_many)
+    assert not result.ok
+    assert f"- todos: {plans.limits.max_entries + 1} steps; at most" in result.content
+    long = {"todos": [todo("x" * (plans.limits.max_entry_chars + 1), "pending")]}
+    assert "- todos[0].content: " in (await plans.call("TodoWrite", long)).content
+    assert "- colour: " in (await plans.call("TodoWrite", {**CREATE, "colour": 1})).content
+    assert (plans.snapshot(), len(send.sent)) == (before, sent)
+
+
+async def test_sessions_take_only_the_dialects_they_were_given() -> None:
+    plans, _ = session("schema")
+    result = await plans.call("create_plan", {"type": "markdown", "content": "x"})
+    assert not result.ok
+    assert result.content.endswith("Call one of the plan tools instead: TodoWrite.")
+    ours = PlanSession(RecordingSend(), session_id="s")
+    assert not (await ours.call("TodoWrite", CREATE)).ok
+    with pytest.raises(ConfigurationError, match="unknown dialect 'claude'"):
+        PlanSession(RecordingSend(), session_id="s", dialects=["claude"])
+    with pytest.raises(ConfigurationError, match="list_id"):
+        PlanSession(RecordingSend(), session_id="s", dialects="claude_todos", list_id=" ")
+
+
+async def test_prefixed_names_and_streams_reach_the_same_list() -> None:
+    plans, send = session("schema")
+    text = json.dumps(CREATE)
+    for start in range(0, len(text), 7):
+        await plans.feed("call-1", "mcp__plans__TodoWrite", text[start : start + 7])
+    result = await plans.finish("call-1")
+    plain, _ = session("schema")
+    assert result.content == (await plain.call("TodoWrite", CREATE)).content
+    assert plans.snapshot() == plain.snapshot()
+    assert send.updates[-1]["plan"]["planId"] == "main"

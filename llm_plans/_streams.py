@@ -203,6 +203,9 @@ class Streams:
         flight = self._flights.get(call_id)
         if flight is None:
             flight = self._flights[call_id] = Flight(tool, limit, self._budget)
+            if isinstance(tool, DialectTool):  # its list's items are what a preview shows
+                lists = () if tool.list_field is None else (tool.list_field,)
+                flight.scanner = FinalPrefix(list_keys=lists, text_keys=())
         elif flight.tool != tool:
             raise StreamError(
                 f"call {call_id!r} was started as {_name(flight.tool)}, not {_name(tool)}"

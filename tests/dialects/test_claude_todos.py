@@ -353,3 +353,15 @@ async def test_prefixed_names_and_streams_reach_the_same_list() -> None:
     assert result.content == (await plain.call("TodoWrite", CREATE)).content
     assert plans.snapshot() == plain.snapshot()
     assert send.updates[-1]["plan"]["planId"] == "main"
+
+
+async def test_a_streamed_list_shows_each_todo_as_it_completes() -> None:
+    plans, send = session("schema", stream_interval=0)
+    todos = [todo(f"Step {n}", "pending") for n in range(5)]
+    text = json.dumps({"todos": todos})
+    for char in text:
+        await plans.feed("call-1", "TodoWrite", char)
+    shown = [[e["content"] for e in u["plan"]["entries"]] for u in send.updates]
+    assert shown == [[f"Step {n}" for n in range(k)] for k in range(1, 6)]
+    assert (await plans.finish("call-1")).ok
+    assert len(send.updates) == 5  # the last preview was the whole list: nothing to resend

@@ -3,7 +3,8 @@
 `ClientView` applies `session/update` updates as a client of one wire form would: `plan_update`
 replaces the plan with its id, `plan_removed` drops it, a legacy `plan` replaces the whole
 list. `shown(view)` and `expected(plans)` reduce both sides to plain data that compares with
-`==`, so a test can say "the client shows exactly `session.plans`".
+`==`, so a test can say "the client shows exactly `session.plans`"; `as_shown(plans, form)`
+is what a client of `form` must read for them (a cancelled step, an `activeForm`).
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ from typing import Any
 
 from spec_shapes import check
 
-from llm_plans import FilePlan, ItemsPlan, MarkdownPlan, WireForm
+from llm_plans import FilePlan, ItemsPlan, MarkdownPlan, PlanEntry, WireForm
 
-ID_KEY = {"documents": "id", "schema": "planId"}
+ID_KEY = {"documents": "id", "schema": "planId", "v2": "planId", "v2-unstable": "planId"}
+V1 = ("documents", "schema", "legacy")
+EMPTY = {"type": "items", "entries": []}
+"""What a v2 client shows for a removed plan (v2's stable surface has no `plan_removed`)."""
 
 
 class ClientView:
@@ -40,6 +44,7 @@ class ClientView:
             plan = update["plan"]
             self.plans[plan[key]] = dict(plan)
         elif kind == "plan_removed":
+            assert self.form != "v2", "plan_removed is not part of v2's stable surface"
             # A client drops the plan if it has it; removing an unknown id changes nothing.
             self.plans.pop(update[key], None)
         else:
@@ -69,6 +74,36 @@ def _reduce_wire(plan: Mapping[str, Any]) -> dict[str, Any]:
         return {"type": "items", "entries": [_entry(e) for e in plan["entries"]]}
     field = {"markdown": "content", "file": "uri"}[kind]
     return {"type": kind, field: plan[field]}
+
+
+def shown_entry(entry: PlanEntry, form: str) -> dict[str, str]:
+    """How a client of `form` must show one entry (the rules, written apart from the code):
+    a step in progress by its non-empty `_meta.llm_plans.activeForm`; in v1, which has no
+    `cancelled`, a cancelled step as completed with its content prefixed `Cancelled: `."""
+    content, status = entry.content, entry.status
+    ours = (entry.meta or {}).get("llm_plans")
+    active = ours.get("activeForm") if isinstance(ours, dict) else None
+    if status == "in_progress" and isinstance(active, str) and active.strip():
+        content = active
+    if status == "cancelled" and form in V1:
+        content, status = "Cancelled: " + content, "completed"
+    return {"content": content, "priority": entry.priority, "status": status}
+
+
+def as_shown(
+    plans: Mapping[str, ItemsPlan | MarkdownPlan | FilePlan], form: WireForm | str
+) -> dict[str, dict[str, Any] | None]:
+    """What a client of `form` must show for each plan; None for a markdown or file plan in
+    v2, shown as the steps the legacy list has for it (which the caller compares)."""
+    name = WireForm(form).value
+    out: dict[str, dict[str, Any] | None] = {}
+    for plan_id, plan in plans.items():
+        if isinstance(plan, ItemsPlan):
+            entries = [shown_entry(e, name) for e in plan.entries]
+            out[plan_id] = {"type": "items", "entries": entries}
+        else:
+            out[plan_id] = None if name == "v2" else reduce_plan(plan)
+    return out
 
 
 def reduce_plan(plan: ItemsPlan | MarkdownPlan | FilePlan) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """A state machine of a whole session: plain and streamed calls, broken pipes, failing commits.
 
-Each run drives one `PlanSession` (in one of the three wire forms) through up to 25 steps of
+Each run drives one `PlanSession` (in one of the five wire forms) through up to 25 steps of
 valid, repairable and hostile calls, streamed calls fed fragment by fragment, aborts, a send
 that fails and heals, an `on_commit` that raises, and `replay()`. Beside it runs a reference
 model: a dict of plans changed only by what accepted calls mean. After every step:
@@ -26,7 +26,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from client_view import ClientView, check_compliant, expected, reduce_plan
+from client_view import (
+    EMPTY,
+    ClientView,
+    as_shown,
+    check_compliant,
+    expected,
+    reduce_plan,
+    shown_entry,
+)
 from hypothesis import event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -47,10 +55,15 @@ from strategies import (
     update_args,
 )
 
-from llm_plans import Limits, PlanSession, StreamError, ToolResult, WireForm
+from llm_plans import ItemsPlan, Limits, PlanSession, StreamError, ToolResult, WireForm
 from llm_plans.testing import RecordingSend
 
 CAPABILITIES = {"documents": {"planCapabilities": {}}, "schema": {"plan": {}}, "legacy": None}
+# v2 by the protocol version the client negotiated; v2-unstable only when asked for.
+FORM_ARGS: dict[str, dict[str, Any]] = {
+    "v2": {"client_capabilities": {"plan": {}}, "protocol_version": 2},
+    "v2-unstable": {"form": "v2-unstable"},
+}
 MAX_PLANS = Limits().max_plans
 GENERATED = re.compile(r"plan-(\d+)")
 MAX_STREAMS = 3
@@ -182,8 +195,8 @@ class PlanMachine(RuleBasedStateMachine):
         self.session = PlanSession(
             self._send,
             session_id="sess_machine",
-            client_capabilities=CAPABILITIES[self.form],
             stream_interval=interval,
+            **FORM_ARGS.get(self.form, {"client_capabilities": CAPABILITIES.get(self.form)}),
             on_commit=self._on_commit,
         )
         assert self.session.form is WireForm(self.form)
@@ -565,18 +578,43 @@ class PlanMachine(RuleBasedStateMachine):
 
     def _assert_shows(self, view: ClientView) -> None:
         """`view` shows exactly `session.plans` (no stream in flight)."""
+        if self.form == "v2":
+            self._assert_v2_shows(view)
+            return
         if self.form != "legacy":
-            assert view.shown() == _reduced(self.s.plans), "the client shows other plans"
+            assert view.shown() == as_shown(self.s.plans, self.form), "the client shows other plans"
             return
         legacy = ClientView(self.form)
         legacy.apply(self.s.legacy_update())
         assert view.shown_entries() == legacy.shown_entries(), "the client shows another list"
-        plans = self.model.values()
-        if all(p["type"] == "items" for p in plans):
-            flat = [e for p in plans for e in p["entries"]]
+        shown = as_shown(self.s.plans, self.form)
+        if all(p is not None and p["type"] == "items" for p in shown.values()):
+            flat = [e for p in shown.values() if p is not None for e in p["entries"]]
             assert view.shown_entries() == flat, "the legacy list is not every plan's entries"
         else:
             assert len(view.shown_entries()) >= len(self.model), "a plan shows no entry"
+
+    def _assert_v2_shows(self, view: ClientView) -> None:
+        """Every plan as items: an items plan exactly, a markdown or file plan as the steps the
+        legacy list shows for it; a removed plan with no steps."""
+        shown, plans = view.shown(), self.s.plans
+        removed = {i: p for i, p in shown.items() if i not in plans}
+        assert all(p == EMPTY for p in removed.values()), "a removed plan still shows steps"
+        assert set(plans) <= set(shown), "a plan is missing"
+        flat: list[dict[str, Any]] = []
+        for plan_id, wanted in as_shown(plans, "v2").items():
+            assert shown[plan_id]["type"] == "items"
+            if wanted is not None:
+                assert shown[plan_id] == wanted, "the client shows another items plan"
+                plan = plans[plan_id]
+                assert isinstance(plan, ItemsPlan)
+                # The legacy list shows a cancelled step as v1 does.
+                flat += [shown_entry(e, "legacy") for e in plan.entries]
+            else:
+                flat += shown[plan_id]["entries"]
+        legacy = ClientView("legacy")
+        legacy.apply(self.s.legacy_update())
+        assert flat == legacy.shown_entries(), "v2 shows other steps than the legacy list"
 
     # ---- invariants --------------------------------------------------------------------------
 
@@ -676,3 +714,17 @@ TestSchemaForm = SchemaForm.TestCase
 TestSchemaForm.settings = STEPS
 TestLegacyForm = LegacyForm.TestCase
 TestLegacyForm.settings = STEPS
+
+
+class V2Form(PlanMachine):
+    form = "v2"
+
+
+class V2UnstableForm(PlanMachine):
+    form = "v2-unstable"
+
+
+TestV2Form = V2Form.TestCase
+TestV2Form.settings = STEPS
+TestV2UnstableForm = V2UnstableForm.TestCase
+TestV2UnstableForm.settings = STEPS

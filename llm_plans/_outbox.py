@@ -131,7 +131,7 @@ class Outbox:
                 return None
             return await self._show_legacy(plans, previews, force=force)
         wanted = dict.fromkeys([*self._stale, *ids])
-        if self.form is WireForm.V2:
+        if self.form is WireForm.V2 and (ids or force):
             # A file plan shows its file's steps: an edit on disk reaches the client with the
             # next change, as in the legacy form (an unchanged file is not read again).
             wanted.update((i, None) for i, plan in plans.items() if plan.type == "file")

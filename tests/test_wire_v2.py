@@ -343,3 +343,15 @@ def test_a_rendered_legacy_plan_is_cached_until_it_changes() -> None:
     assert flat.entries([plan]) == first
     changed = stored_plan([{"content": "a", "priority": "low", "status": "pending"}])
     assert flat.entries([changed]) == [{"content": "a", "priority": "low", "status": "pending"}]
+
+
+async def test_a_rejected_call_sends_nothing_in_v2_even_after_a_file_edit(tmp_path: Path) -> None:
+    plan_file = tmp_path / "plan.md"
+    plan_file.write_text("- [ ] one\n")
+    send = RecordingSend()
+    s = session("v2", send, workspace=tmp_path)
+    assert (await s.call("create_plan", {"type": "file", "id": "f", "uri": str(plan_file)})).ok
+    plan_file.write_text("- [x] one\n")
+    sent = len(send.sent)
+    assert not (await s.call("update_plan", {"id": "nope", "entries": ["x"]})).ok
+    assert len(send.sent) == sent

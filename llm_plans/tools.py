@@ -1,9 +1,13 @@
-"""The three plan tools, ready to pass as `tools=` to each model API.
+"""The plan tools, ready to pass as `tools=` to each model API.
 
-Every format is derived from the same argument models; only the envelope differs.
+Every format is derived from the same argument models; only the envelope differs. Each
+function takes `dialect=`: ours (`"llm_plans"`, the default: `create_plan`, `update_plan`,
+`remove_plan`) or another dialect a session accepts (`"claude_todos"`, ...), whose tools have
+the argument shapes its models were trained on, cleaned to the same strict-valid form as ours.
 
 Example:
     client.chat.completions.create(model=..., messages=..., tools=tools.openai_chat())
+    client.messages.create(..., tools=tools.anthropic(dialect="claude_todos"))
 """
 
 from __future__ import annotations
@@ -12,9 +16,13 @@ import copy
 import functools
 from typing import TYPE_CHECKING, Any, cast
 
+from ._dialects import NAMES as DIALECT_NAMES
+from ._dialects import OURS, Tool, tools_of
+from ._errors import ConfigurationError
 from ._models import ToolName
 from ._prompts import prompt
-from ._registry import TOOLS
+from ._registry import TOOLS, PlanTool
+from .dialects._base import DialectTool
 
 if TYPE_CHECKING:
     from anthropic.types import ToolParam
@@ -41,6 +49,8 @@ NAMES: tuple[ToolName, ...] = tuple(TOOLS)
 _ALWAYS_DROP = frozenset({"title", "default", "minLength", "description"})
 # Anthropic's structured outputs refuse numeric and string-length bounds (OpenAI's strict mode
 # accepts `minimum`); we check them on our side, so the model still learns of a bad step number.
+# Array sizes too (it takes `minItems` of 0 or 1 only): a dialect's list bounds are checked on
+# our side as well.
 _ANTHROPIC_STRICT_DROP = frozenset(
     {
         "minimum",
@@ -50,14 +60,18 @@ _ANTHROPIC_STRICT_DROP = frozenset(
         "minLength",
         "maxLength",
         "pattern",
+        "minItems",
+        "maxItems",
     }
 )
 # Keys in the order a reader wants them; the rest follow in pydantic's order.
 _ORDER = ("type", "enum", "items", "minimum", "properties", "required")
 
 
-def openai_chat(strict: bool = True) -> list[ChatCompletionFunctionToolParam]:
-    """The tools for `client.chat.completions.create(tools=...)`."""
+def openai_chat(
+    strict: bool = True, *, dialect: str = OURS
+) -> list[ChatCompletionFunctionToolParam]:
+    """The tools of `dialect` for `client.chat.completions.create(tools=...)`."""
     return [
         cast(
             "ChatCompletionFunctionToolParam",
@@ -65,79 +79,121 @@ def openai_chat(strict: bool = True) -> list[ChatCompletionFunctionToolParam]:
                 "type": "function",
                 "function": {
                     "name": name,
-                    "description": description(name),
-                    "parameters": schema(name, all_required=strict),
+                    "description": description(name, dialect=dialect),
+                    "parameters": schema(name, all_required=strict, dialect=dialect),
                     "strict": strict,
                 },
             },
         )
-        for name in NAMES
+        for name in _names(dialect)
     ]
 
 
-def openai_responses(strict: bool = True) -> list[FunctionToolParam]:
-    """The tools for `client.responses.create(tools=...)`."""
+def openai_responses(strict: bool = True, *, dialect: str = OURS) -> list[FunctionToolParam]:
+    """The tools of `dialect` for `client.responses.create(tools=...)`."""
     return [
         cast(
             "FunctionToolParam",
             {
                 "type": "function",
                 "name": name,
-                "description": description(name),
-                "parameters": schema(name, all_required=strict),
+                "description": description(name, dialect=dialect),
+                "parameters": schema(name, all_required=strict, dialect=dialect),
                 "strict": strict,
             },
         )
-        for name in NAMES
+        for name in _names(dialect)
     ]
 
 
-def anthropic(strict: bool = False) -> list[ToolParam]:
-    """The tools for `client.messages.create(tools=...)`."""
+def anthropic(strict: bool = False, *, dialect: str = OURS) -> list[ToolParam]:
+    """The tools of `dialect` for `client.messages.create(tools=...)`."""
     return [
         cast(
             "ToolParam",
             {
                 "name": name,
-                "description": description(name),
+                "description": description(name, dialect=dialect),
                 "input_schema": schema(
-                    name, drop=_ANTHROPIC_STRICT_DROP if strict else frozenset()
+                    name,
+                    drop=_ANTHROPIC_STRICT_DROP if strict else frozenset(),
+                    dialect=dialect,
                 ),
                 "strict": strict,
             },
         )
-        for name in NAMES
+        for name in _names(dialect)
     ]
 
 
-def description(name: ToolName) -> str:
-    """The tool description the model reads, from `prompts/<name>.md`."""
-    return TOOLS[name].description
+def description(name: str, *, dialect: str = OURS) -> str:
+    """The description the model reads of the tool `name` of `dialect`, from
+    `prompts/<name>.md` (ours) or `prompts/<dialect>/<name>.md`."""
+    return _tool(name, dialect).description
 
 
-def system_prompt() -> str:
-    """Guidance for the agent that plans with these tools, for its system prompt
-    (`prompts/system.md`): when to plan and how, which the tool descriptions only sketch."""
-    return prompt("system")
+def system_prompt(*, dialect: str = OURS) -> str:
+    """Guidance for the agent that plans with `dialect`'s tools, for its system prompt
+    (`prompts/system.md`, `prompts/<dialect>/system.md`): when to plan and how, which the
+    tool descriptions only sketch."""
+    _tools(dialect)  # an unknown dialect is a ConfigurationError, not a missing file
+    return prompt("system" if dialect == OURS else f"{dialect}/system")
 
 
 def schema(
-    name: ToolName, *, all_required: bool = False, drop: frozenset[str] = frozenset()
+    name: str,
+    *,
+    all_required: bool = False,
+    drop: frozenset[str] = frozenset(),
+    dialect: str = OURS,
 ) -> dict[str, Any]:
-    """The JSON schema of a tool's arguments (a fresh copy the caller may change).
+    """The JSON schema of the arguments of the tool `name` of `dialect` (a fresh copy the
+    caller may change).
 
     Nullable fields are spelled `"type": [..., "null"]` (with `null` in their `enum`), the form
     both OpenAI's and Anthropic's strict modes document; `all_required` lists every property
     in `required`, as OpenAI's strict mode demands.
     """
-    return copy.deepcopy(_schema(name, all_required, drop))
+    tool = _tool(name, dialect)  # checked first: the cache below takes hashable names only
+    return copy.deepcopy(_schema(tool, all_required, frozenset(drop)))
 
 
 @functools.cache
-def _schema(name: ToolName, all_required: bool, drop: frozenset[str]) -> dict[str, Any]:
-    raw = TOOLS[name].arguments.model_json_schema()
+def _schema(
+    tool: PlanTool | DialectTool, all_required: bool, drop: frozenset[str]
+) -> dict[str, Any]:
+    # Ours are described by their argument models; another dialect's tool by its definition
+    # (the shape its models were trained on; its adapter also takes the variants they send).
+    arguments = tool.arguments if isinstance(tool, PlanTool) else tool.definition
+    raw = arguments.model_json_schema()
     defs = raw.pop("$defs", {})
     return cast("dict[str, Any]", _clean(raw, defs, all_required, drop | _ALWAYS_DROP))
+
+
+def _names(dialect: object) -> tuple[str, ...]:
+    """The tool names of one dialect; ConfigurationError naming the dialects for another."""
+    return tuple(_tools(dialect))
+
+
+def _tools(dialect: object) -> dict[str, Tool]:
+    if not isinstance(dialect, str):
+        raise ConfigurationError(
+            f"dialect must be one dialect's name, one of {', '.join(DIALECT_NAMES)}; "
+            f"got {dialect!r}"
+        )
+    return tools_of(dialect)  # ConfigurationError for a name that is no dialect's
+
+
+def _tool(name: object, dialect: object) -> PlanTool | DialectTool:
+    found = _tools(dialect)
+    tool = found.get(name) if isinstance(name, str) else None
+    if tool is None:
+        owners = [d for d in DIALECT_NAMES if isinstance(name, str) and name in tools_of(d)]
+        hint = f"; {name!r} is a tool of dialect={owners[0]!r}" if owners else ""
+        raise ConfigurationError(
+            f"dialect {dialect!r} has no tool named {name!r} (its tools: {', '.join(found)})" + hint
+        )
+    return TOOLS[tool] if isinstance(tool, str) else tool
 
 
 def _clean(node: Any, defs: dict[str, Any], all_required: bool, drop: frozenset[str]) -> Any:

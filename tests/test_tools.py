@@ -16,7 +16,8 @@ from openai.types.chat import ChatCompletionFunctionToolParam
 from openai.types.responses import FunctionToolParam
 from pydantic import TypeAdapter
 
-from llm_plans import tools
+from llm_plans import ConfigurationError, tools
+from llm_plans._dialects import DIALECTS, NAMES, OURS
 from llm_plans._registry import TOOLS
 
 OPENAI_STRICT_REJECTS = {
@@ -61,6 +62,25 @@ FORMATS = {
     "anthropic_strict": lambda: tools.anthropic(strict=True),
 }
 
+# Every dialect, those registered after this file was written included: read at import.
+DIALECT_FORMATS: dict[str, Any] = {
+    "openai_chat": lambda d: tools.openai_chat(dialect=d),
+    "openai_chat_loose": lambda d: tools.openai_chat(strict=False, dialect=d),
+    "openai_responses": lambda d: tools.openai_responses(dialect=d),
+    "anthropic": lambda d: tools.anthropic(dialect=d),
+    "anthropic_strict": lambda d: tools.anthropic(strict=True, dialect=d),
+}
+
+
+def schemas_of(fmt: str, dialect: str) -> list[dict[str, Any]]:
+    listed = DIALECT_FORMATS[fmt](dialect)
+    return [
+        t["function"]["parameters"]
+        if "function" in t
+        else t.get("parameters", t.get("input_schema"))
+        for t in listed
+    ]
+
 
 def walk(node: Any) -> list[dict[str, Any]]:
     if isinstance(node, list):
@@ -80,12 +100,7 @@ def keywords(node: dict[str, Any]) -> set[str]:
     return set(node) - {"properties"}
 
 
-@pytest.mark.parametrize(
-    "schema",
-    [t["function"]["parameters"] for t in tools.openai_chat()]
-    + [t["parameters"] for t in tools.openai_responses()],
-)
-def test_openai_strict_rules(schema: dict[str, Any]) -> None:
+def openai_strict(schema: dict[str, Any]) -> None:
     assert schema["type"] == "object"
     assert not {"anyOf", "oneOf", "allOf"} & set(schema)
     for node in walk(schema):
@@ -95,13 +110,139 @@ def test_openai_strict_rules(schema: dict[str, Any]) -> None:
             assert node["required"] == list(node["properties"])
 
 
-@pytest.mark.parametrize("tool", tools.anthropic(strict=True))
-def test_anthropic_strict_rules(tool: dict[str, Any]) -> None:
+def anthropic_strict(tool: dict[str, Any]) -> None:
     assert tool["strict"] is True
     for node in walk(tool["input_schema"]):
         assert not keywords(node) & ANTHROPIC_STRICT_REJECTS, node
+        assert node.get("minItems", 0) <= 1, node  # it takes 0 or 1 only
         if node.get("type") == "object":
             assert node["additionalProperties"] is False
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [t["function"]["parameters"] for t in tools.openai_chat()]
+    + [t["parameters"] for t in tools.openai_responses()],
+)
+def test_openai_strict_rules(schema: dict[str, Any]) -> None:
+    openai_strict(schema)
+
+
+@pytest.mark.parametrize("tool", tools.anthropic(strict=True))
+def test_anthropic_strict_rules(tool: dict[str, Any]) -> None:
+    anthropic_strict(tool)
+
+
+@pytest.mark.parametrize("dialect", NAMES)
+def test_every_dialect_is_strict_valid_in_every_strict_format(dialect: str) -> None:
+    chat = tools.openai_chat(dialect=dialect)
+    responses = tools.openai_responses(dialect=dialect)
+    assert chat
+    assert len(chat) == len(responses)
+    for listed in chat:
+        assert listed["function"]["strict"] is True
+        openai_strict(dict(listed["function"]["parameters"]))
+    for each in responses:
+        assert each["strict"] is True
+        openai_strict(dict(each["parameters"]))
+    for tool in tools.anthropic(strict=True, dialect=dialect):
+        anthropic_strict(dict(tool))
+    schemas = [t["input_schema"] for t in tools.anthropic(strict=True, dialect=dialect)]
+    nodes = [n for s in schemas for n in walk(dict(s))]
+    unions = [n for n in nodes if isinstance(n.get("type"), list) or "anyOf" in n]
+    optional = [
+        name
+        for n in nodes
+        if n.get("type") == "object"
+        for name in n["properties"]
+        if name not in n.get("required", [])
+    ]
+    assert len(unions) <= ANTHROPIC_MAX_UNIONS
+    assert len(optional) <= ANTHROPIC_MAX_OPTIONAL
+
+
+@pytest.mark.parametrize("dialect", NAMES)
+@pytest.mark.parametrize("fmt", sorted(DIALECT_FORMATS))
+def test_every_dialect_in_every_format(fmt: str, dialect: str) -> None:
+    listed = DIALECT_FORMATS[fmt](dialect)
+    expected = list(tools.NAMES) if dialect == OURS else [t.name for t in DIALECTS[dialect].tools]
+    assert [t.get("function", t)["name"] for t in listed] == expected
+    for tool, name in zip(listed, expected, strict=True):
+        assert tool.get("function", tool)["description"] == tools.description(name, dialect=dialect)
+    for schema in schemas_of(fmt, dialect):
+        jsonschema.Draft202012Validator.check_schema(schema)
+        for node in walk(schema):
+            assert "anyOf" not in node, node  # nullable fields are type arrays, as ours
+            assert not {"title", "default", "description", "$ref", "$defs"} & keywords(node)
+            if node.get("type") == "object":
+                assert node["additionalProperties"] is False
+    compact = json.dumps(listed, separators=(",", ":"))
+    assert len(compact) <= MAX_DEFINITION_BYTES
+    kinds = {
+        "openai_chat": ChatCompletionFunctionToolParam,
+        "openai_chat_loose": ChatCompletionFunctionToolParam,
+        "openai_responses": FunctionToolParam,
+        "anthropic": ToolParam,
+        "anthropic_strict": ToolParam,
+    }
+    TypeAdapter(list[kinds[fmt]]).validate_python(listed)  # type: ignore[valid-type]
+
+
+@pytest.mark.parametrize("dialect", sorted(DIALECTS))
+def test_another_dialect_is_its_definition_cleaned_as_ours(dialect: str) -> None:
+    for tool in DIALECTS[dialect].tools:
+        properties = tool.definition.model_json_schema().get("properties", {})
+        for strict in (True, False):
+            schema = tools.schema(tool.name, all_required=strict, dialect=dialect)
+            assert list(schema["properties"]) == list(properties)
+            required = tool.definition.model_json_schema().get("required", [])
+            assert schema.get("required", []) == (list(properties) if strict else required)
+        assert tools.description(tool.name, dialect=dialect) == tool.description
+
+
+def test_the_default_dialect_is_ours() -> None:
+    assert tools.openai_chat() == tools.openai_chat(dialect="llm_plans")
+    assert tools.anthropic(strict=True) == tools.anthropic(strict=True, dialect="llm_plans")
+    assert tools.system_prompt() == tools.system_prompt(dialect="llm_plans")
+    assert tools.schema("update_plan") == tools.schema("update_plan", dialect="llm_plans")
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: tools.openai_chat(dialect="todo"),
+        lambda: tools.openai_responses(dialect="Claude_Todos"),
+        lambda: tools.anthropic(dialect=""),
+        lambda: tools.system_prompt(dialect="prompts"),
+        lambda: tools.schema("create_plan", dialect="nope"),
+        lambda: tools.description("create_plan", dialect="../system"),
+    ],
+)
+def test_an_unknown_dialect_is_a_configuration_error_naming_the_dialects(call: Any) -> None:
+    with pytest.raises(ConfigurationError) as error:
+        call()
+    assert all(name in str(error.value) for name in NAMES)
+
+
+@pytest.mark.parametrize("dialect", [["claude_todos"], None, 1, ("llm_plans",)])
+def test_a_dialect_is_one_name(dialect: Any) -> None:
+    with pytest.raises(ConfigurationError, match="one dialect's name"):
+        tools.openai_chat(dialect=dialect)
+    with pytest.raises(ConfigurationError, match="one dialect's name"):
+        tools.schema("create_plan", dialect=dialect)
+
+
+def test_a_tool_of_another_dialect_is_named_with_its_dialect() -> None:
+    with pytest.raises(ConfigurationError) as error:
+        tools.schema("TodoWrite")
+    assert str(error.value) == (
+        "dialect 'llm_plans' has no tool named 'TodoWrite' (its tools: create_plan, "
+        "update_plan, remove_plan); 'TodoWrite' is a tool of dialect='claude_todos'"
+    )
+    with pytest.raises(ConfigurationError, match="has no tool named 'create_plan'"):
+        tools.description("create_plan", dialect="claude_todos")
+    with pytest.raises(ConfigurationError, match="has no tool named"):
+        tools.schema(["create_plan"])  # type: ignore[arg-type]
 
 
 def test_anthropic_strict_stays_within_the_request_limits() -> None:
@@ -484,6 +625,8 @@ def from_schema(node: dict[str, Any]) -> st.SearchStrategy[Any]:
     items, properties with required and additionalProperties false)."""
     if "enum" in node:
         return st.sampled_from(node["enum"])
+    if "const" in node:
+        return st.just(node["const"])
     kinds = node["type"] if isinstance(node["type"], list) else [node["type"]]
     return st.one_of(*(_of_type(kind, node) for kind in kinds))
 
@@ -497,10 +640,13 @@ def _of_type(kind: str, node: dict[str, Any]) -> st.SearchStrategy[Any]:
         return st.text(min_size=1).filter(str.strip)
     if kind == "integer":
         return st.integers(min_value=node.get("minimum", 1), max_value=2**31)
+    if kind == "boolean":
+        return st.booleans()
     if kind == "array":
-        return st.lists(from_schema(node["items"]), max_size=4)
+        least = node.get("minItems", 0)
+        return st.lists(from_schema(node["items"]), min_size=least, max_size=max(4, least))
     assert kind == "object", node
-    properties = node["properties"]
+    properties = node.get("properties", {})
     required = node.get("required", [])
     optional = [k for k in properties if k not in required]
     return st.fixed_dictionaries(
@@ -528,3 +674,39 @@ def test_the_update_plan_example_is_valid_in_strict_form() -> None:
     arguments = {"id": "plan-1", "type": None, "entries": None, "content": None, "uri": None}
     arguments["changes"] = changes
     jsonschema.validate(arguments, tools.schema("update_plan", all_required=True))
+
+
+DIALECT_TOOLS = [(d, t.name) for d in sorted(DIALECTS) for t in DIALECTS[d].tools]
+
+
+@pytest.mark.parametrize(("dialect", "name"), DIALECT_TOOLS)
+@pytest.mark.parametrize("strict", [True, False])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_dialect_takes_whatever_its_schema_allows(
+    dialect: str, name: str, strict: bool, data: st.DataObject
+) -> None:
+    """A model held to the schema (strict mode) never sends what the dialect refuses to
+    validate: its adapter (what the session validates with) and its definition accept it."""
+    schema = tools.schema(name, all_required=strict, dialect=dialect)
+    arguments = data.draw(from_schema(schema))
+    jsonschema.validate(arguments, schema)
+    (tool,) = (t for t in DIALECTS[dialect].tools if t.name == name)
+    tool.adapter.validate_json(json.dumps(arguments))
+    tool.definition.model_validate_json(json.dumps(arguments))
+
+
+@pytest.mark.parametrize("dialect", NAMES)
+def test_every_dialect_has_guidance_for_its_own_tools(dialect: str) -> None:
+    text = tools.system_prompt(dialect=dialect)
+    assert 200 < len(text.encode()) < 2_500  # guidance, not a manual
+    names = tools.NAMES if dialect == OURS else [t.name for t in DIALECTS[dialect].tools]
+    # The tools that keep the plan current (ours: `update_plan`; the reads and `create_plan`
+    # need no reminder) are named as the model calls them.
+    writers = [n for n in names if n not in ("create_plan", "remove_plan", "TaskList", "TaskGet")]
+    assert all(f"`{n}`" in text for n in writers), (dialect, writers)
+    others = {t.name for d, each in DIALECTS.items() if d != dialect for t in each.tools} - set(
+        names
+    )
+    assert not {n for n in others if f"`{n}`" in text}  # no other dialect's tool named
+    assert "in progress" in text or "in_progress" in text

@@ -8,6 +8,7 @@ import logging
 import math
 import os
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -161,9 +162,27 @@ class PlanSession:
 
     # ---- plain calls ------------------------------------------------------------------------
 
-    async def call(self, name: str, arguments: Any) -> ToolResult:
-        """Run one plan tool call (arguments as JSON text, UTF-8 bytes or a decoded dict)."""
+    @property
+    def list_id(self) -> str | None:
+        """The plan a list dialect's calls (`TodoWrite`, `TaskCreate`, ...) write; None when
+        the session takes only ours."""
+        return self._rules.list_id
+
+    async def call(self, name: str, arguments: Any, *, list_id: str | None = None) -> ToolResult:
+        """Run one plan tool call (arguments as JSON text, UTF-8 bytes or a decoded dict).
+
+        `list_id`: the plan a list dialect's call writes, in place of the session's own list
+        (a subagent's list, kept apart from the main one); ignored by our tools.
+        """
         tool = self._names.resolve(name)
+        rules = self._rules
+        if list_id is not None and rules.list_id is not None:
+            if not isinstance(list_id, str) or check_id(list_id, rules.limits):
+                raise ConfigurationError(
+                    f"list_id must be a plan id (short text without control characters); "
+                    f"got {list_id!r}"
+                )
+            rules = replace(rules, list_id=list_id)
         async with self._lock.held():
             if tool is None:
                 # Ours too when the session does not take them: the last line names its tools.
@@ -175,7 +194,7 @@ class PlanSession:
                     plan_tools=self.tool_names,
                 )
             else:
-                outcome = apply(self._book, tool, arguments, self._rules, held=self._streams.held())
+                outcome = apply(self._book, tool, arguments, rules, held=self._streams.held())
             return await self._conclude(outcome, shown=())
 
     def handles(self, call: Any) -> bool:

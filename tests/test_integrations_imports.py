@@ -47,6 +47,7 @@ def test_the_public_names_of_each_integration() -> None:
         "BUILTIN_PLAN_TOOLS",
         "PLAN_TOOL_NAMES",
         "PlanPreviews",
+        "plan_hooks",
         "plan_server",
         "plan_tool_names",
     ]

@@ -12,6 +12,11 @@ Install with `pip install "llm-plans[claude-agent-sdk]"`.
 - Claude Code names an MCP server's tools `mcp__<key>__<tool>`; `plan_tool_names(key)` lists
   them (`PLAN_TOOL_NAMES` for the key "plans"). A session resolves those names when its
   `tool_prefixes` include `mcp__<key>__` (the default covers "plans"): `plan_server` checks.
+- `dialect=`: whose plan tools the server offers. By default ours, or, for a session that
+  does not take ours, the tools of the one dialect it takes: `plan_server(session,
+  dialect="claude_todos")` serves `mcp__plans__TodoWrite`, whose calls the session validates
+  and streams like ours. The session must take that dialect (`PlanSession(dialects=...)`),
+  else `ConfigurationError`; pass the same `dialect=` to `plan_tool_names`.
 - Claude Code's own planning tools compete with these: `BUILTIN_PLAN_TOOLS` (`TodoWrite`, and
   the task list tools `TaskCreate`, `TaskGet`, `TaskList`, `TaskUpdate`) belong in
   `disallowed_tools`. (`Task`, an old name of the subagent tool `Agent`, is not one of them.)
@@ -52,14 +57,18 @@ except ImportError as missing:  # the framework is an optional extra
     ) from missing
 
 from .. import tools
+from .._dialects import OURS
 from .._errors import ConfigurationError
 from .._session import PlanSession
 from ._calls import Calls, Run, shared_calls
+from ._dialect import dialect_for, names_of
+from .claude_hooks import plan_hooks
 
 __all__ = [
     "BUILTIN_PLAN_TOOLS",
     "PLAN_TOOL_NAMES",
     "PlanPreviews",
+    "plan_hooks",
     "plan_server",
     "plan_tool_names",
 ]
@@ -77,25 +86,31 @@ BUILTIN_PLAN_TOOLS: tuple[str, ...] = (
 """Claude Code's built-in planning tools, for `ClaudeAgentOptions(disallowed_tools=...)`."""
 
 
-def plan_tool_names(key: str = "plans") -> list[str]:
-    """The names the model sees for the plan tools of a server registered under `key`."""
-    return [f"mcp__{key}__{name}" for name in tools.NAMES]
+def plan_tool_names(key: str = "plans", *, dialect: str = OURS) -> list[str]:
+    """The names the model sees for the plan tools of `dialect` (ours by default) on a server
+    registered under `key`."""
+    return [f"mcp__{key}__{name}" for name in names_of(dialect)]
 
 
 PLAN_TOOL_NAMES: tuple[str, ...] = tuple(plan_tool_names())
 """`mcp__plans__create_plan`, `mcp__plans__update_plan`, `mcp__plans__remove_plan`."""
 
 
-def plan_server(session: PlanSession, *, key: str = "plans") -> McpSdkServerConfig:
-    """An in-process MCP server with the plan tools, for `mcp_servers={key: ...}`.
+def plan_server(
+    session: PlanSession, *, key: str = "plans", dialect: str | None = None
+) -> McpSdkServerConfig:
+    """An in-process MCP server with the plan tools of `dialect` (by default ours, or the
+    session's one dialect when it does not take ours), for `mcp_servers={key: ...}`.
 
     Example:
         options = ClaudeAgentOptions(mcp_servers={"plans": plan_server(session)})
     """
-    if session.plan_tool(plan_tool_names(key)[0]) is None:
+    dialect, names = dialect_for(session, dialect)
+    first = plan_tool_names(key, dialect=dialect)[0]
+    if session.plan_tool(first) is None:
         raise ConfigurationError(
             f'the session does not recognise the tool names of a server under "{key}" '
-            f"({plan_tool_names(key)[0]}, ...): create it with "
+            f"({first}, ...): create it with "
             f'PlanSession(..., tool_prefixes=("", "mcp__{key}__"))'
         )
     calls = shared_calls(session, _FRAMEWORK, lagging=True)
@@ -103,12 +118,12 @@ def plan_server(session: PlanSession, *, key: str = "plans") -> McpSdkServerConf
         mcp.types.Tool.model_validate(
             {
                 "name": name,
-                "description": tools.description(name),
-                "inputSchema": tools.schema(name),
+                "description": tools.description(name, dialect=dialect),
+                "inputSchema": tools.schema(name, dialect=dialect),
                 "_meta": {"anthropic/alwaysLoad": True},
             }
         )
-        for name in tools.NAMES
+        for name in names
     ]
 
     async def call(name: str, arguments: Any, meta: Any) -> mcp.types.CallToolResult:

@@ -1,0 +1,435 @@
+"""Claude Code's own plan tools mirrored into a session: `plan_hooks(session)`.
+
+Install with `pip install "llm-plans[claude-agent-sdk]"`.
+
+    dialects = ["llm_plans", "claude_tasks", "claude_todos"]
+    session = PlanSession(send, session_id=..., dialects=dialects)
+    options = ClaudeAgentOptions(hooks=plan_hooks(session))
+
+The model keeps the tools it was trained on (`TaskCreate`, `TaskUpdate`, `TaskList`,
+`TaskGet`, `TodoWrite`, `ExitPlanMode`); Claude Code runs them, and the hooks tell the session
+what happened, through `session.call` with the same dialect tools, so every rule, limit and
+notification form of the session applies.
+
+- The session must accept `claude_tasks` and/or `claude_todos` (the tools it accepts are the
+  ones mirrored) and `llm_plans`: an approved plan and a subagent's list are plans of their
+  own, written and removed with our tools.
+- Hooks never block or edit a call: each returns `{}`. A call is mirrored at `PostToolUse`,
+  once Claude Code has run it, and only then; a call that fails (`PostToolUseFailure`) or is
+  denied never reaches the client, so there is nothing to take back.
+- Task ids are Claude Code's: a `TaskCreate` is mirrored with the id its `tool_response`
+  gives. A `TaskList` result resyncs the list with what Claude Code says exists (tasks it no
+  longer lists are deleted, changed subjects, statuses and owners follow, unknown tasks are
+  added to the main list); a `TaskGet` result does the same for its one task. An update of a
+  task the mirror does not hold is not an error: it is left for the next resync, with one log
+  line. A mirrored call the session rejects (a limit) is logged; Claude Code's call stands.
+- `ExitPlanMode`, once approved, becomes (or replaces) the markdown plan `"plan-mode"`; a
+  declined one runs no tool and leaves nothing.
+- Calls made inside a subagent (their hook input carries its `agent_id`) go to plans of its
+  own: its list `"agent-<id>"` and its approved plan `"agent-<id>-plan"`, never the main
+  ones. They are removed when the subagent stops (`SubagentStop`), as Claude Code drops a
+  subagent's todos, unless `keep_subagent_plans=True`. A subagent's list that becomes empty
+  is removed (only the session's own list may be an empty plan). A subagent's `TaskList` only
+  resyncs the tasks its list holds: Claude Code's task list is shared, the other tasks are
+  not its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, cast
+
+try:
+    from claude_agent_sdk import HookContext, HookMatcher
+    from claude_agent_sdk.types import HookEvent, HookInput, HookJSONOutput
+except ImportError as missing:  # the framework is an optional extra
+    raise ImportError(
+        f'{missing}; install it with: pip install "llm-plans[claude-agent-sdk]"'
+    ) from missing
+
+from .._errors import ConfigurationError
+from .._session import PlanSession
+from ..dialects._base import META_KEY
+
+__all__ = ["PLAN_MODE_ID", "plan_hooks"]
+
+PLAN_MODE_ID = "plan-mode"
+"""The id of the markdown plan an approved `ExitPlanMode` becomes."""
+
+_logger = logging.getLogger("llm_plans")
+_TASKS = ("TaskCreate", "TaskUpdate", "TaskList", "TaskGet")
+_MIRRORED = ("TodoWrite", *_TASKS, "ExitPlanMode")
+_STATUSES = ("pending", "in_progress", "completed")
+# Tool use ids already mirrored, kept to apply a hook delivered twice once.
+_SEEN_KEPT = 1024
+# An agent id short and plain enough to show in a plan id as it is; others are hashed.
+_PLAIN_AGENT = re.compile(r"[A-Za-z0-9_.-]{1,40}")
+
+Hook = Callable[[HookInput, str | None, HookContext], Awaitable[HookJSONOutput]]
+
+
+def plan_hooks(
+    session: PlanSession, *, keep_subagent_plans: bool = False
+) -> dict[HookEvent, list[HookMatcher]]:
+    """Hooks for `ClaudeAgentOptions(hooks=...)` that mirror Claude Code's own plan tools
+    (`TaskCreate`, `TaskUpdate`, `TaskList`, `TaskGet`, `TodoWrite`, `ExitPlanMode`) into
+    `session`.
+
+    Example:
+        session = PlanSession(send, session_id="s", dialects=["llm_plans", "claude_tasks"])
+        options = ClaudeAgentOptions(hooks=plan_hooks(session))
+    """
+    tools = [name for name in _MIRRORED[:-1] if session.plan_tool(name) == name]
+    if not tools or session.plan_tool("create_plan") != "create_plan":
+        raise ConfigurationError(
+            "plan_hooks mirrors Claude Code's TaskCreate/TaskUpdate/TaskList/TaskGet and "
+            "TodoWrite through the session's claude_tasks and claude_todos tools, and writes "
+            "approved plans and subagents' lists with create_plan: create the session with "
+            'PlanSession(..., dialects=["llm_plans", "claude_tasks", "claude_todos"]) '
+            f"(it takes {', '.join(session.tool_names)})"
+        )
+    mirror = _Mirror(session, keep_subagent_plans)
+    matcher = "|".join([*tools, "ExitPlanMode"])
+    return {
+        "PostToolUse": [HookMatcher(matcher=matcher, hooks=[_hook(mirror.tool_used)])],
+        "PostToolUseFailure": [HookMatcher(matcher=matcher, hooks=[_hook(mirror.tool_failed)])],
+        "SubagentStop": [HookMatcher(hooks=[_hook(mirror.subagent_stopped)])],
+    }
+
+
+def _hook(handle: Callable[[Mapping[str, Any]], Awaitable[None]]) -> Hook:
+    async def hook(
+        data: HookInput, tool_use_id: str | None, context: HookContext
+    ) -> HookJSONOutput:
+        try:
+            await handle(cast(Mapping[str, Any], data))
+        except Exception:
+            # A mirror never stops Claude Code: the next TaskList resyncs what was missed.
+            _logger.exception("plan_hooks: mirroring %s failed", data.get("hook_event_name"))
+        return {}
+
+    return hook
+
+
+class _Mirror:
+    """What Claude Code's plan tools did, told to one session."""
+
+    def __init__(self, session: PlanSession, keep_subagent_plans: bool) -> None:
+        self.session = session
+        self.keep_subagent_plans = keep_subagent_plans
+        # Each mirrored call reads the session's lists, then writes: one at a time, so that
+        # parallel subagents' hooks do not interleave inside a resync.
+        self._lock = asyncio.Lock()
+        self._seen: dict[str, None] = {}
+
+    # ---- hook events --------------------------------------------------------------------
+
+    async def tool_used(self, data: Mapping[str, Any]) -> None:
+        name = data.get("tool_name")
+        use_id = data.get("tool_use_id")
+        if name != "ExitPlanMode" and (
+            name not in _MIRRORED or self.session.plan_tool(name) != name
+        ):
+            return  # a tool the session does not mirror (its dialect is not on)
+        if isinstance(use_id, str):
+            if use_id in self._seen:
+                return  # delivered again: mirrored once already
+            self._seen[use_id] = None
+            while len(self._seen) > _SEEN_KEPT:
+                del self._seen[next(iter(self._seen))]
+        given = data.get("tool_input")
+        response = data.get("tool_response")
+        args: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
+        answer: Mapping[str, Any] = response if isinstance(response, Mapping) else {}
+        scope = _Scope(self.session, data.get("agent_id"))
+        async with self._lock:
+            if name == "TodoWrite":
+                await self._todo_write(scope, args)
+            elif name == "TaskCreate":
+                await self._task_create(scope, args, answer)
+            elif name == "TaskUpdate":
+                await self._task_update(scope, args, answer)
+            elif name == "TaskList":
+                await self._resync(scope, answer.get("tasks"), complete=True)
+            elif name == "TaskGet":
+                await self._task_get(scope, args, answer)
+            else:
+                await self._plan_approved(scope, args, answer)
+
+    async def tool_failed(self, data: Mapping[str, Any]) -> None:
+        # Nothing was shown before the tool ran (calls are mirrored once they have run), so
+        # a failed or interrupted call has nothing to take back.
+        _logger.debug(
+            "plan_hooks: %s failed in Claude Code; nothing mirrored: %s",
+            data.get("tool_name"),
+            data.get("error"),
+        )
+
+    async def subagent_stopped(self, data: Mapping[str, Any]) -> None:
+        agent_id = data.get("agent_id")
+        if self.keep_subagent_plans or not isinstance(agent_id, str) or not agent_id:
+            return
+        scope = _Scope(self.session, agent_id)
+        async with self._lock:
+            for plan_id in (scope.list_id, scope.plan_id):
+                if plan_id in self.session.plans:
+                    await self._call(scope, "remove_plan", {"id": plan_id}, ours=True)
+
+    # ---- the tools ----------------------------------------------------------------------
+
+    async def _todo_write(self, scope: _Scope, args: Mapping[str, Any]) -> None:
+        todos = args.get("todos")
+        if scope.agent is not None and isinstance(todos, list) and not todos:
+            await self._drop_list(scope)
+            return
+        await self._call(scope, "TodoWrite", {"todos": todos})
+
+    async def _task_create(
+        self, scope: _Scope, args: Mapping[str, Any], answer: Mapping[str, Any]
+    ) -> None:
+        task = answer.get("task")
+        task = task if isinstance(task, Mapping) else {}
+        task_id = task.get("id")
+        if not isinstance(task_id, str):
+            _logger.info("plan_hooks: TaskCreate gave no task id; left for the next TaskList")
+            return
+        if task_id in scope.tasks():
+            return
+        # As saved: Claude Code may have corrected the call, or a PreToolUse hook changed it.
+        subject = _text(task.get("subject")) or _text(args.get("subject"))
+        description = _text(task.get("description")) or _text(args.get("description"))
+        create: dict[str, Any] = {
+            "subject": subject,
+            "description": description if description is not None else subject,
+        }
+        for key in ("activeForm", "metadata"):
+            if args.get(key) is not None:
+                create[key] = args[key]
+        create["taskId"] = task_id
+        await self._call(scope, "TaskCreate", create)
+
+    async def _task_update(
+        self, scope: _Scope, args: Mapping[str, Any], answer: Mapping[str, Any]
+    ) -> None:
+        if answer.get("success") is not True:
+            return  # Claude Code changed nothing (no such task, a hook refused it)
+        task_id = args.get("taskId", answer.get("taskId"))
+        tasks = scope.tasks()
+        if task_id not in tasks:
+            _logger.info(
+                "plan_hooks: TaskUpdate of task %r, which %s does not hold; left for the next "
+                "TaskList",
+                task_id,
+                scope.list_id,
+            )
+            return
+        if args.get("status") == "deleted" and scope.agent is not None and len(tasks) == 1:
+            await self._drop_list(scope)
+            return
+        update = {
+            key: args[key]
+            for key in (
+                "taskId",
+                "subject",
+                "description",
+                "activeForm",
+                "status",
+                "owner",
+                "metadata",
+            )
+            if args.get(key) is not None
+        }
+        for key in ("addBlocks", "addBlockedBy"):
+            # Tasks of other lists (the task list is shared) are not this list's to name.
+            ids = args.get(key)
+            if isinstance(ids, list) and [i for i in ids if i in tasks]:
+                update[key] = [i for i in ids if i in tasks]
+        if len(update) > 1:  # more than the id: something this list keeps changed
+            await self._call(scope, "TaskUpdate", update)
+
+    async def _task_get(
+        self, scope: _Scope, args: Mapping[str, Any], answer: Mapping[str, Any]
+    ) -> None:
+        if "task" not in answer:
+            return
+        task = answer["task"]
+        if task is None:  # "Task not found": it no longer exists
+            task_id = args.get("taskId")
+            if task_id in scope.tasks():
+                await self._delete(scope, str(task_id), scope.tasks())
+            return
+        await self._resync(scope, [task], complete=False)
+
+    async def _plan_approved(
+        self, scope: _Scope, args: Mapping[str, Any], answer: Mapping[str, Any]
+    ) -> None:
+        if answer.get("awaitingLeaderApproval") is True:
+            return  # sent to a team lead, not approved yet
+        # The plan as approved (the user may have edited it), else the one the model sent.
+        plan = _text(answer.get("plan")) or _text(args.get("plan"))
+        if plan is None or not plan.strip():
+            _logger.info("plan_hooks: ExitPlanMode approved without a plan text; nothing shown")
+            return
+        plan_id = scope.plan_id
+        if plan_id in self.session.plans:
+            await self._call(
+                scope,
+                "update_plan",
+                {"id": plan_id, "type": "markdown", "content": plan},
+                ours=True,
+            )
+        else:
+            await self._call(
+                scope,
+                "create_plan",
+                {"type": "markdown", "id": plan_id, "content": plan},
+                ours=True,
+            )
+
+    # ---- resync -------------------------------------------------------------------------
+
+    async def _resync(self, scope: _Scope, listed: Any, *, complete: bool) -> None:
+        """Make the list hold what Claude Code says exists: `complete` when `listed` is every
+        task (TaskList), not just some (TaskGet)."""
+        if not isinstance(listed, list):
+            return
+        tasks = {
+            t["id"]: t
+            for t in listed
+            if isinstance(t, Mapping)
+            and isinstance(t.get("id"), str)
+            and isinstance(t.get("subject"), str)
+        }
+        held = scope.tasks()
+        changed = 0
+        if complete:
+            for task_id in [i for i in held if i not in tasks]:
+                if await self._delete(scope, task_id, held):
+                    changed += 1
+                held = scope.tasks()
+        others = scope.elsewhere() if scope.agent is None else None
+        for task_id, task in tasks.items():
+            status = task.get("status") if task.get("status") in _STATUSES else None
+            owner = _text(task.get("owner")) or None
+            if task_id in held:
+                mine = held[task_id]
+                update: dict[str, Any] = {}
+                if task["subject"].strip() and task["subject"] != mine.content:
+                    update["subject"] = task["subject"]
+                if status is not None and status != mine.status:
+                    update["status"] = status
+                if owner is not None and owner != mine.owner:
+                    update["owner"] = owner
+                if update and await self._call(scope, "TaskUpdate", {"taskId": task_id, **update}):
+                    changed += 1
+            elif others is not None and task_id not in others and task["subject"].strip():
+                # A task the main list never saw created (hooks added later, a restart).
+                # TaskGet gives a description, TaskList none: none is made up.
+                create = {"subject": task["subject"], "description": _text(task.get("description"))}
+                if not await self._call(scope, "TaskCreate", {**create, "taskId": task_id}):
+                    continue
+                changed += 1
+                update = {"status": status} if status not in (None, "pending") else {}
+                if owner is not None:
+                    update["owner"] = owner
+                if update:
+                    await self._call(scope, "TaskUpdate", {"taskId": task_id, **update})
+        if changed:
+            _logger.info(
+                "plan_hooks: %s resynced with Claude Code's task list (%d task%s changed)",
+                scope.list_id,
+                changed,
+                "" if changed == 1 else "s",
+            )
+
+    async def _delete(self, scope: _Scope, task_id: str, held: Mapping[str, _Task]) -> bool:
+        if scope.agent is not None and len(held) == 1:
+            await self._drop_list(scope)
+            return True
+        return await self._call(scope, "TaskUpdate", {"taskId": task_id, "status": "deleted"})
+
+    # ---- writing ------------------------------------------------------------------------
+
+    async def _drop_list(self, scope: _Scope) -> None:
+        # Only the session's own list may be an empty plan (a snapshot restores it as such):
+        # a subagent's list that empties is removed.
+        if scope.list_id in self.session.plans:
+            await self._call(scope, "remove_plan", {"id": scope.list_id}, ours=True)
+
+    async def _call(
+        self, scope: _Scope, name: str, arguments: dict[str, Any], *, ours: bool = False
+    ) -> bool:
+        list_id = None if ours else scope.agent_list
+        result = await self.session.call(name, arguments, list_id=list_id)
+        if not result.ok:
+            _logger.warning(
+                "plan_hooks: the session did not take Claude Code's %s on %s: %s",
+                name,
+                scope.list_id,
+                result.content.splitlines()[0] if result.content else "",
+            )
+        return result.ok
+
+
+class _Task:
+    """One task a list holds, as far as a resync compares it."""
+
+    def __init__(self, content: str, status: str, owner: str | None) -> None:
+        self.content = content
+        self.status = status
+        self.owner = owner
+
+
+class _Scope:
+    """Where one agent's calls go: the main agent's, or a subagent's own plans."""
+
+    def __init__(self, session: PlanSession, agent: object) -> None:
+        self.session = session
+        self.agent = agent if isinstance(agent, str) and agent else None
+        key = None if self.agent is None else _agent_key(self.agent)
+        self.agent_list = None if key is None else f"agent-{key}"
+        """The subagent's list id, None for the main agent (the session's own list)."""
+        self.list_id = self.agent_list or session.list_id or ""
+        self.plan_id = PLAN_MODE_ID if key is None else f"agent-{key}-plan"
+
+    def tasks(self) -> dict[str, _Task]:
+        """The tasks this scope's list holds, by Claude Code's id, in the list's order."""
+        return _tasks_of(self.session, self.list_id)
+
+    def elsewhere(self) -> set[str]:
+        """Ids of the tasks subagents' lists hold (the task list is shared): not the main
+        list's to add."""
+        return {
+            task_id
+            for plan_id in self.session.plans
+            if plan_id.startswith("agent-") and plan_id != self.list_id
+            for task_id in _tasks_of(self.session, plan_id)
+        }
+
+
+def _tasks_of(session: PlanSession, plan_id: str) -> dict[str, _Task]:
+    plan = session.plans.get(plan_id)
+    entries = getattr(plan, "entries", None) or ()
+    out: dict[str, _Task] = {}
+    for entry in entries:
+        kept = (entry.meta or {}).get(META_KEY)
+        if isinstance(kept, Mapping) and isinstance(kept.get("taskId"), str):
+            owner = kept.get("owner")
+            out[kept["taskId"]] = _Task(
+                entry.content, entry.status, owner if isinstance(owner, str) else None
+            )
+    return out
+
+
+def _agent_key(agent_id: str) -> str:
+    if _PLAIN_AGENT.fullmatch(agent_id):
+        return agent_id
+    return hashlib.sha256(agent_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None

@@ -12,13 +12,22 @@ from types import MappingProxyType
 from ._errors import ConfigurationError
 from ._models import ToolName
 from ._registry import TOOLS
-from .dialects import claude_todos, codex, cursor, write_todos
+from .dialects import claude_tasks, claude_todos, codex, cursor, write_todos
 from .dialects._base import Dialect, DialectTool
 
 OURS = "llm_plans"
 
 DIALECTS: Mapping[str, Dialect] = MappingProxyType(
-    {d.name: d for d in (claude_todos.DIALECT, codex.DIALECT, write_todos.DIALECT, cursor.DIALECT)}
+    {
+        d.name: d
+        for d in (
+            claude_todos.DIALECT,
+            claude_tasks.DIALECT,
+            codex.DIALECT,
+            write_todos.DIALECT,
+            cursor.DIALECT,
+        )
+    }
 )
 """Every dialect but ours, by name."""
 

@@ -444,3 +444,151 @@ def list_discipline_notes(plan: Stored) -> list[str]:
             "Note: items remain but none is in_progress; mark the one you work on now in_progress."
         ]
     return []
+
+
+# ---- Claude Code's task tools (claude_tasks) ------------------------------------------------
+
+# A TaskList line shows this much of a subject (TaskGet shows it whole): 200 tasks stay a
+# readable list whatever their subjects.
+_MAX_TASK_SUBJECT = 200
+# Tasks named in a list of numbers (unknown-number rejections, blockers): the rest counted.
+_MAX_TASK_NUMBERS = 20
+TASK_UPDATE_EMPTY = (
+    "this call changes nothing; send status, subject, description, activeForm, owner, "
+    "addBlocks, addBlockedBy or metadata."
+)
+NOT_FINITE = (
+    "NaN and Infinity are not JSON numbers (1e999 is Infinity); send finite numbers or strings."
+)
+
+
+@dataclass(frozen=True)
+class TaskRow:
+    """One task as the task tools' results show it."""
+
+    number: str
+    status: str
+    subject: str
+    owner: str | None = None
+    description: str | None = None
+    blocks: tuple[str, ...] = ()
+    """The tasks that wait for this one."""
+    blocked_by: tuple[str, ...] = ()
+    """The open tasks this one waits for."""
+
+
+def _numbers(numbers: Iterable[str], limit: int = _MAX_TASK_NUMBERS) -> str:
+    listed = list(numbers)
+    shown = ", ".join(f"#{n}" for n in listed[:limit])
+    return shown + (f" and {len(listed) - limit} more" if len(listed) > limit else "")
+
+
+def task_numbers(numbers: list[str]) -> str:
+    """The tasks that exist, for a call naming one that does not."""
+    if not numbers:
+        return "There are no tasks yet; create one with TaskCreate."
+    return f"Existing tasks: {_numbers(numbers)}."
+
+
+def tasks_full(total: int) -> str:
+    """Why a task cannot be added to a full list."""
+    return (
+        f"the task list has {count(total, 'task')}, the most allowed. Delete tasks that no "
+        'longer matter (TaskUpdate with status "deleted") first.'
+    )
+
+
+def not_a_task_number(digits: int) -> str:
+    """What a task number given to TaskCreate must be."""
+    return (
+        f'must be a task number: decimal digits such as "4" (at most {digits}, no leading '
+        "zero). Or leave taskId out to get the next number."
+    )
+
+
+def metadata_too_large(size: int, limits: Any) -> str:
+    """Why a task's metadata is not kept."""
+    return (
+        f"{size} characters as JSON; at most {limits.max_entry_chars} are kept with a task. "
+        "Keep metadata to a few short keys."
+    )
+
+
+def task_created(number: str, subject: str) -> str:
+    """The result of TaskCreate, in the words Claude Code's models know."""
+    return f"Task #{number} created successfully: {_cut(subject)}"
+
+
+def task_unchanged(number: str) -> str:
+    """The result of a TaskUpdate whose values the task already had."""
+    return f"Task #{number} already has the values sent; nothing changed."
+
+
+def task_updated(number: str, changed: list[str], tasks: list[TaskRow], *, discipline: bool) -> str:
+    """The result of TaskUpdate: what changed (as Claude Code says it), what is in progress
+    and what is next."""
+    lines = [f"Updated task #{number} {', '.join(changed)}"]
+    doing = [t for t in tasks if t.status == "in_progress"]
+    pending = [t for t in tasks if t.status == "pending"]
+    if doing:
+        more = f" and {len(doing) - 1} more" if len(doing) > 1 else ""
+        lines.append(f"In progress: #{doing[0].number} {_brief(doing[0].subject)}{more}.")
+    if pending:
+        ready = next((t for t in pending if not t.blocked_by), None)
+        if ready is not None:
+            lines.append(f"Next: #{ready.number} {_brief(ready.subject)}.")
+        else:
+            first = pending[0]
+            waits = _numbers(first.blocked_by, _MAX_CHANGES_LISTED)
+            lines.append(f"Next: #{first.number} {_brief(first.subject)}, blocked by {waits}.")
+    elif not doing:
+        done = sum(t.status == "completed" for t in tasks)
+        if not tasks:
+            lines.append("No tasks remain.")
+        elif done == len(tasks):
+            lines.append("All tasks are completed." if done > 1 else "The only task is completed.")
+        else:
+            lines.append(f"No tasks remain open: {done} completed, {len(tasks) - done} cancelled.")
+    if discipline:
+        if len(doing) > 1:
+            several = _numbers((t.number for t in doing), _MAX_CHANGES_LISTED)
+            lines.append(
+                f"Note: tasks {several} are all in_progress; keep exactly one in progress."
+            )
+        elif not doing and pending:
+            lines.append(
+                "Note: tasks remain but none is in_progress; set the one you work on now to "
+                "in_progress."
+            )
+    return "\n".join(lines)
+
+
+def task_list(tasks: list[TaskRow]) -> str:
+    """The result of TaskList: a line per task, as Claude Code shows them."""
+    if not tasks:
+        return "No tasks found"
+    lines = []
+    for t in tasks:
+        subject = t.subject
+        if len(subject) > _MAX_TASK_SUBJECT:
+            subject = subject[: _MAX_TASK_SUBJECT - 3] + "..."
+        owner = f" ({_cut(t.owner)})" if t.owner else ""
+        waits = (
+            f" [blocked by {_numbers(t.blocked_by, _MAX_CHANGES_LISTED)}]" if t.blocked_by else ""
+        )
+        lines.append(f"#{t.number} [{t.status}] {subject}{owner}{waits}")
+    return "\n".join(lines)
+
+
+def task_details(task: TaskRow) -> str:
+    """The result of TaskGet: one task in full."""
+    lines = [f"Task #{task.number}: {task.subject}", f"Status: {task.status}"]
+    if task.description:
+        lines.append(f"Description: {task.description}")
+    if task.owner:
+        lines.append(f"Owner: {task.owner}")
+    if task.blocked_by:
+        lines.append(f"Blocked by: {_numbers(task.blocked_by)}")
+    if task.blocks:
+        lines.append(f"Blocks: {_numbers(task.blocks)}")
+    return "\n".join(lines)

@@ -1,0 +1,497 @@
+"""`claude_tasks`: Claude Code's task tools, `TaskCreate`, `TaskUpdate`, `TaskList`, `TaskGet`.
+
+Each task is an entry of the session's one list, patched one call at a time by its number.
+We issue the numbers, in decimal ("1", "2", ...), and never reuse one within a session: the
+next is one past both the highest number issued (`Book.last_task`, kept by snapshots) and the
+highest in the list, so a deleted task's number stays spent, across `restore()` too. What ACP
+cannot carry is kept under `_meta["llm_plans"]`: `taskId`, `description`, `activeForm`,
+`owner`, `blocks`, `blockedBy` and small `metadata`. `TaskList` and `TaskGet` only read.
+
+`TaskCreate` also takes a `taskId` its definition does not show. An agent mirroring Claude
+Code's own task calls into a session (the Claude Agent SDK hooks) passes the number Claude
+Code issued, so that both name the task alike: the task gets it when it is a task number
+(decimal digits) that no task in the list has, and the call is rejected otherwise; numbers
+issued afterwards are higher.
+
+Entries another dialect wrote (a `TodoWrite` list) carry no number. Every call numbers them
+first, in list order, the way `TaskList` shows them, so the number a read showed is the one
+a later write uses; only writes record them as issued.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    StrictInt,
+    StrictStr,
+    StringConstraints,
+    TypeAdapter,
+)
+from pydantic.json_schema import SkipJsonSchema
+from typing_extensions import Required, TypedDict
+
+from .. import _feedback
+from .._apply import Applied, write_list
+from .._arguments import Rejection
+from .._book import Json
+from .._builder import check_step_text
+from .._feedback import Problem, TaskRow
+from .._repair import decode_bytes, finite, repair_entry
+from ._base import META_KEY, Call, Dialect, DialectTool, Read, entry, extra_of
+
+_FORBID = ConfigDict(extra="forbid")
+_Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+# A task number as models send it: "3", 3 or "#3" (as results show it) all name task 3.
+_TaskId = Annotated[StrictStr | StrictInt, AfterValidator(lambda v: str(v).strip().lstrip("#"))]
+_NUMBER = re.compile(r"[1-9][0-9]*")
+_STATUS_WORDS = {"delete": "deleted", "deleted": "deleted", "remove": "deleted"}
+_FIELDS = ("subject", "description", "activeForm", "owner")
+
+
+# ---- the arguments as Claude Code's models are told them -------------------------------------
+# `metadata` is an open object, which strict tool formats refuse: it is accepted, not shown.
+
+
+class TaskCreateArgs(BaseModel):
+    """Arguments of `TaskCreate`."""
+
+    model_config = _FORBID
+
+    subject: str
+    description: str
+    activeForm: str | None = None
+    metadata: SkipJsonSchema[dict[str, Any] | None] = None
+
+
+class TaskUpdateArgs(BaseModel):
+    """Arguments of `TaskUpdate`."""
+
+    model_config = _FORBID
+
+    taskId: str
+    subject: str | None = None
+    description: str | None = None
+    activeForm: str | None = None
+    status: Literal["pending", "in_progress", "completed", "deleted"] | None = None
+    addBlocks: list[str] | None = None
+    addBlockedBy: list[str] | None = None
+    owner: str | None = None
+    metadata: SkipJsonSchema[dict[str, Any] | None] = None
+
+
+class TaskListArgs(BaseModel):
+    """Arguments of `TaskList`: none."""
+
+    model_config = _FORBID
+
+
+class TaskGetArgs(BaseModel):
+    """Arguments of `TaskGet`."""
+
+    model_config = _FORBID
+
+    taskId: str
+
+
+# ---- what models send: the above, and the variants they write ----------------------------
+
+
+class _CreateIn(TypedDict, total=False):
+    __pydantic_config__ = _FORBID  # type: ignore[misc]
+    subject: Required[_Text]
+    description: str | None
+    activeForm: str | None
+    metadata: dict[str, Any] | None
+    taskId: _TaskId | None  # a mirror's number (see the module's docstring)
+
+
+class _UpdateIn(TypedDict, total=False):
+    __pydantic_config__ = _FORBID  # type: ignore[misc]
+    taskId: Required[_TaskId]
+    subject: _Text | None
+    description: str | None
+    activeForm: str | None
+    # `cancelled` is ours: a task that keeps its place, neither done nor to do.
+    status: Literal["pending", "in_progress", "completed", "cancelled", "deleted"] | None
+    addBlocks: list[_TaskId] | None
+    addBlockedBy: list[_TaskId] | None
+    owner: str | None
+    metadata: dict[str, Any] | None
+
+
+class _ListIn(TypedDict, total=False):
+    # A read takes no arguments; stray ones (a filter it does not have) change nothing.
+    __pydantic_config__ = ConfigDict(extra="ignore")  # type: ignore[misc]
+
+
+class _GetIn(TypedDict):
+    __pydantic_config__ = _FORBID  # type: ignore[misc]
+    taskId: _TaskId
+
+
+def _repair(value: Any) -> Any:
+    """The call sent as a JSON string, status words ("done", "delete") and a lone id where
+    a list of ids belongs, undone."""
+    if isinstance(value, str) and value.lstrip().startswith("{"):
+        try:
+            value = decode_bytes(value.encode("utf-8"))
+        except (ValueError, UnicodeEncodeError):
+            return value
+    if not isinstance(value, dict):
+        return value
+    fixed = dict(value)
+    status = fixed.get("status")
+    if isinstance(status, str):
+        word = status.strip().lower()
+        fixed["status"] = _STATUS_WORDS.get(word) or repair_entry({"status": status})["status"]
+    for key in ("addBlocks", "addBlockedBy"):
+        if isinstance(fixed.get(key), (str, int)) and not isinstance(fixed[key], bool):
+            fixed[key] = [fixed[key]]
+    return fixed
+
+
+# ---- the list as tasks ----------------------------------------------------------------------
+
+
+@dataclass
+class _Tasks:
+    """The list with every entry numbered, and the highest number given so far."""
+
+    entries: list[Json]
+    numbers: list[str]
+    last: int
+
+    def find(self, sent: str, path: str) -> int:
+        """The index of the task `sent` names; a rejection naming the tasks otherwise."""
+        if sent in self.numbers:
+            return self.numbers.index(sent)
+        raise Rejection(
+            [Problem(path, "no task has this number.", sent)], _feedback.task_numbers(self.numbers)
+        )
+
+    def rows(self) -> list[TaskRow]:
+        """Each task as result texts show it, blockers that are done or gone left out."""
+        status = dict(zip(self.numbers, (e["status"] for e in self.entries), strict=True))
+        rows = []
+        for number, e in zip(self.numbers, self.entries, strict=True):
+            extra = extra_of(e)
+            rows.append(
+                TaskRow(
+                    number,
+                    e["status"],
+                    e["content"],
+                    owner=_str(extra.get("owner")),
+                    description=_str(extra.get("description")),
+                    blocks=tuple(n for n in _ids(extra, "blocks") if n in status),
+                    blocked_by=tuple(
+                        n
+                        for n in _ids(extra, "blockedBy")
+                        if status.get(n) in ("pending", "in_progress")
+                    ),
+                )
+            )
+        return rows
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _ids(extra: dict[str, Any], key: str) -> list[str]:
+    """The task numbers a task keeps under `key` (a restored snapshot may hold anything)."""
+    value = extra.get(key)
+    return [n for n in value if isinstance(n, str)] if isinstance(value, list) else []
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return dict(value) if isinstance(value, dict) else {}
+
+
+def _tasks(call: Call) -> _Tasks:
+    current = call.current
+    entries = list(current.entries) if current is not None else []
+    digits = call.rules.limits.max_id_length
+    numbers: list[str | None] = []
+    seen: set[str] = set()
+    last = call.book.last_task
+    for e in entries:
+        number = _number(extra_of(e).get("taskId"), digits)
+        if number is None or number in seen:  # another dialect's entry, or a copy
+            numbers.append(None)
+            continue
+        seen.add(number)
+        numbers.append(number)
+        last = max(last, int(number))
+    for index, number in enumerate(numbers):
+        if number is None:
+            last = _next(last, digits)
+            numbers[index] = str(last)
+            entries[index] = _changed(entries[index], {"taskId": str(last)}, first=True)
+    return _Tasks(entries, [n for n in numbers if n is not None], last)
+
+
+def _number(value: object, digits: int) -> str | None:
+    """`value` when it is a task number we could have issued, else None."""
+    if isinstance(value, str) and len(value) <= digits and _NUMBER.fullmatch(value):
+        return value
+    return None
+
+
+def _next(last: int, digits: int) -> int:
+    # Snapshots hold the highest number issued below 10**max_id_length: it must restore.
+    if last + 1 >= 10**digits:
+        raise Rejection(
+            [Problem("", f"every task number below 10**{digits} has been issued in this session.")]
+        )
+    return last + 1
+
+
+def _changed(task: Json, extra: dict[str, Any], *, first: bool = False) -> Json:
+    """`task` with `extra` merged into what it keeps under `_meta["llm_plans"]` (None
+    removes a key); `first` puts the merged keys first (a task number given late)."""
+    kept = extra_of(task)
+    merged = {**extra, **kept} if first else {**kept, **extra}
+    merged = {k: v for k, v in merged.items() if v is not None}
+    out: Json = {"content": task["content"], "priority": task["priority"], "status": task["status"]}
+    meta = {k: v for k, v in (task.get("_meta") or {}).items() if k != META_KEY}
+    if merged:
+        meta[META_KEY] = merged
+    if meta:
+        out["_meta"] = meta
+    return out
+
+
+def _checked(call: Call, args: dict[str, Any], problems: list[Problem]) -> None:
+    """Add the problems of texts too long to keep in a task."""
+    for name in _FIELDS:
+        if isinstance(args.get(name), str):
+            problem = check_step_text(name, args[name], call.rules.limits)
+            if problem is not None:
+                problems.append(problem)
+
+
+def _metadata(call: Call, metadata: dict[str, Any], problems: list[Problem]) -> dict[str, Any]:
+    """`metadata` as kept (keys set to null removed), adding the problems when it cannot be:
+    a task keeps small metadata, bounded as a step's text is."""
+    kept = {k: v for k, v in metadata.items() if v is not None}
+    if not finite(kept):
+        problems.append(Problem("metadata", _feedback.NOT_FINITE))
+        return kept
+    size = len(json.dumps(kept, ensure_ascii=False, separators=(",", ":")))
+    if size > call.rules.limits.max_entry_chars:
+        problems.append(Problem("metadata", _feedback.metadata_too_large(size, call.rules.limits)))
+    return kept
+
+
+def _text(value: str | None) -> str | None:
+    """A text field as kept: stripped, and None (not kept) when empty."""
+    return value.strip() or None if value is not None else None
+
+
+def _written(call: Call, tool: str, entries: list[Json], last: int, say: Any) -> Applied:
+    # Problems the core finds are about the one task sent (its texts are checked first).
+    book, plan = write_list(call, entries, lambda path: "", last_task=last)
+    return Applied(tool, book, plan.id, plan, say=say)
+
+
+# ---- TaskCreate ------------------------------------------------------------------------
+
+
+def _create(call: Call) -> Applied:
+    args = call.args
+    tasks = _tasks(call)
+    digits = call.rules.limits.max_id_length
+    problems: list[Problem] = []
+    context = ""
+    _checked(call, args, problems)
+    metadata = _metadata(call, args.get("metadata") or {}, problems)
+    if len(tasks.entries) >= call.rules.limits.max_entries:
+        problems.append(Problem("", _feedback.tasks_full(len(tasks.entries))))
+    sent = args.get("taskId")
+    if sent is None:
+        number = _next(tasks.last, digits)
+    elif _number(sent, digits) is None:
+        problems.append(Problem("taskId", _feedback.not_a_task_number(digits), sent))
+        number = 0
+    elif sent in tasks.numbers:
+        problems.append(Problem("taskId", "a task has this number; leave taskId out.", sent))
+        context = _feedback.task_numbers(tasks.numbers)
+        number = 0
+    else:
+        number = int(sent)
+    if problems:
+        raise Rejection(problems, context)
+    subject = args["subject"]
+    extra = {
+        "taskId": str(number),
+        "description": _text(args.get("description")),
+        "activeForm": _text(args.get("activeForm")),
+        "metadata": metadata or None,
+    }
+    task = entry(subject, "pending", extra)
+    return _written(
+        call,
+        "TaskCreate",
+        [*tasks.entries, task],
+        max(tasks.last, number),
+        lambda discipline: _feedback.task_created(str(number), subject),
+    )
+
+
+# ---- TaskUpdate ------------------------------------------------------------------------
+
+
+def _update(call: Call) -> Applied | Read:
+    args = call.args
+    tasks = _tasks(call)
+    index = tasks.find(args["taskId"], "taskId")
+    number = tasks.numbers[index]
+    sent = [k for k, v in args.items() if k != "taskId" and v is not None]
+    if not sent:
+        raise Rejection([Problem("", _feedback.TASK_UPDATE_EMPTY)])
+    problems: list[Problem] = []
+    _checked(call, args, problems)
+    if problems:
+        raise Rejection(problems)
+    entries = list(tasks.entries)
+    if args.get("status") == "deleted":
+        # Its number stays spent; other tasks forget they waited for it or blocked it.
+        del entries[index]
+        del tasks.numbers[index]
+        entries = [_unlinked(e, number) for e in entries]
+        changed = ["deleted"]
+    else:
+        changed = _patch(call, tasks, entries, index)
+    if not changed:
+        return Read("TaskUpdate", _feedback.task_unchanged(number))
+    done = _Tasks(entries, tasks.numbers, tasks.last)
+    return _written(
+        call,
+        "TaskUpdate",
+        entries,
+        tasks.last,
+        lambda discipline: _feedback.task_updated(
+            number, changed, done.rows(), discipline=discipline
+        ),
+    )
+
+
+def _patch(call: Call, tasks: _Tasks, entries: list[Json], index: int) -> list[str]:
+    """Apply an update to `entries[index]` (and the tasks it links to); the fields changed."""
+    args = call.args
+    old = entries[index]
+    number = tasks.numbers[index]
+    extra = extra_of(old)
+    changed: list[str] = []
+    new = dict(old)
+    if args.get("subject") is not None and args["subject"] != old["content"]:
+        new["content"] = args["subject"]
+        changed.append("subject")
+    status = args.get("status")
+    if status is not None and status != old["status"]:
+        new["status"] = status
+        changed.append("status")
+    updates: dict[str, Any] = {}
+    for name in ("description", "activeForm", "owner"):
+        if args.get(name) is not None and _text(args[name]) != extra.get(name):
+            updates[name] = _text(args[name])
+            changed.append(name)
+    problems: list[Problem] = []
+    if args.get("metadata") is not None:
+        # Merged into what the task has: a key sent as null is removed.
+        metadata = _metadata(call, {**_dict(extra.get("metadata")), **args["metadata"]}, problems)
+        if metadata != extra.get("metadata", {}):
+            updates["metadata"] = metadata or None
+            changed.append("metadata")
+    links = {"addBlocks": ("blocks", "blockedBy"), "addBlockedBy": ("blockedBy", "blocks")}
+    for field, (mine, theirs) in links.items():
+        targets = []
+        for position, other in enumerate(args.get(field) or ()):
+            path = f"{field}[{position}]"
+            if other == number:
+                problems.append(Problem(path, "a task cannot wait for itself.", other))
+            elif other not in tasks.numbers:
+                problems.append(Problem(path, "no task has this number.", other))
+            elif other not in _ids(extra, mine) and other not in targets:
+                targets.append(other)
+        if targets:
+            updates[mine] = [*_ids(extra, mine), *targets]
+            changed.append(mine)
+            for other in targets:
+                at = tasks.numbers.index(other)
+                theirs_now = _ids(extra_of(entries[at]), theirs)
+                if number not in theirs_now:
+                    entries[at] = _changed(entries[at], {theirs: [*theirs_now, number]})
+    if problems:
+        raise Rejection(problems, _feedback.task_numbers(tasks.numbers))
+    entries[index] = _changed(new, updates) if updates else new
+    return changed
+
+
+def _unlinked(task: Json, number: str) -> Json:
+    extra = extra_of(task)
+    gone = {
+        key: [n for n in _ids(extra, key) if n != number] or None
+        for key in ("blocks", "blockedBy")
+        if number in _ids(extra, key)
+    }
+    return _changed(task, gone) if gone else task
+
+
+# ---- TaskList and TaskGet: reads ------------------------------------------------------------
+
+
+def _list(call: Call) -> Read:
+    return Read("TaskList", _feedback.task_list(_tasks(call).rows()))
+
+
+def _get(call: Call) -> Read:
+    tasks = _tasks(call)
+    index = tasks.find(call.args["taskId"], "taskId")
+    return Read("TaskGet", _feedback.task_details(tasks.rows()[index]))
+
+
+TASK_CREATE = DialectTool(
+    dialect="claude_tasks",
+    name="TaskCreate",
+    definition=TaskCreateArgs,
+    adapter=TypeAdapter(_CreateIn),
+    run=_create,
+    repair=_repair,
+)
+TASK_UPDATE = DialectTool(
+    dialect="claude_tasks",
+    name="TaskUpdate",
+    definition=TaskUpdateArgs,
+    adapter=TypeAdapter(_UpdateIn),
+    run=_update,
+    repair=_repair,
+)
+TASK_LIST = DialectTool(
+    dialect="claude_tasks",
+    name="TaskList",
+    definition=TaskListArgs,
+    adapter=TypeAdapter(_ListIn),
+    run=_list,
+)
+TASK_GET = DialectTool(
+    dialect="claude_tasks",
+    name="TaskGet",
+    definition=TaskGetArgs,
+    adapter=TypeAdapter(_GetIn),
+    run=_get,
+    repair=_repair,
+)
+
+DIALECT = Dialect(
+    "claude_tasks",
+    (TASK_CREATE, TASK_UPDATE, TASK_LIST, TASK_GET),
+    "incremental (patched by task number)",
+)

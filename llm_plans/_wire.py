@@ -18,7 +18,8 @@ Json = dict[str, Any]
 
 
 class WireForm(str, enum.Enum):
-    """How plans reach a client, chosen from what it advertised in `initialize`."""
+    """How plans reach a client, chosen from the protocol version it negotiated in
+    `initialize` and the capabilities it advertised there."""
 
     DOCUMENTS = "documents"
     """`plan_update` / `plan_removed` keyed by `id`: the client advertised `planCapabilities`."""
@@ -102,7 +103,8 @@ def _as_dict(capabilities: Any) -> Mapping[str, Any]:
             return dumped
     raise ConfigurationError(
         "client_capabilities must be the clientCapabilities dict from initialize, "
-        f"an acp.schema.ClientCapabilities, or None; got {type(capabilities).__name__}"
+        "an acp.schema.ClientCapabilities, a ClientCapabilitiesRecorder, or None; got "
+        f"{type(capabilities).__name__}"
     )
 
 

@@ -592,3 +592,32 @@ def task_details(task: TaskRow) -> str:
     if task.blocks:
         lines.append(f"Blocks: {_numbers(task.blocks)}")
     return "\n".join(lines)
+
+
+# ---- write_todos (Gemini CLI's blocked todos) --------------------------------------------------
+
+
+def todos_written(plan: Stored, blocked: list[int], *, discipline: bool) -> str:
+    """`list_written` for `write_todos`, where a pending todo may be blocked (Gemini CLI's
+    status, kept in the entry's `_meta`; `blocked` are their step numbers): those are counted
+    as blocked, and the next todo is the first pending one that is not."""
+    if not blocked:
+        return list_written("Updated", "todo list", plan, discipline=discipline)
+    counts = _counts(plan)
+    counts["pending"] -= len(blocked)
+    parts = [f"{counts[s]} {s.replace('_', ' ')}" for s in counts if counts[s]]
+    parts.append(f"{len(blocked)} blocked")
+    lines = [f"Updated the todo list ({count(len(plan.entries), 'item')}): {', '.join(parts)}."]
+    doing = plan.steps_with("in_progress", 1)
+    if doing:
+        lines.append(f"In progress: {_brief(plan.entries[doing[0] - 1]['content'])}.")
+    waiting = set(blocked)
+    upcoming = [n for n in plan.steps_with("pending", len(blocked) + 1) if n not in waiting]
+    if upcoming:
+        lines.append(f"Next: {_brief(plan.entries[upcoming[0] - 1]['content'])}.")
+    more = f" (and {len(blocked) - 1} more)" if len(blocked) > 1 else ""
+    lines.append(f"Blocked: {_brief(plan.entries[blocked[0] - 1]['content'])}{more}.")
+    # Only blocked todos left to do: none can be started, so no note asks for one.
+    if discipline and (counts["pending"] or doing):
+        lines += list_discipline_notes(plan)
+    return "\n".join(lines)

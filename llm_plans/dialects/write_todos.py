@@ -88,14 +88,13 @@ def _run(call: Call) -> Applied:
         return path
 
     book, plan = write_list(call, carried(call.current, entries), rename)
+    blocked = [n for n, todo in enumerate(todos, 1) if todo["status"] == BLOCKED]
     return Applied(
         "write_todos",
         book,
         plan.id,
         plan,
-        say=lambda discipline: _feedback.list_written(
-            "Updated", "todo list", plan, discipline=discipline
-        ),
+        say=lambda discipline: _feedback.todos_written(plan, blocked, discipline=discipline),
     )
 
 

@@ -1,0 +1,663 @@
+"""`plan_hooks(session)`: Claude Code's own plan tools mirrored into a session.
+
+The hooks get the input dicts Claude Code sends them (the fields and `tool_response` shapes of
+the bundled Claude Code's hook inputs and tools' outputs), from `ClaudeCode`, a model of
+Claude Code's shared task list written from those shapes: it numbers tasks as Claude Code does
+and is the oracle a resync is checked against.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from client_view import ClientView, as_shown, check_compliant
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+
+from llm_plans import ConfigurationError, MarkdownPlan, PlanSession
+from llm_plans.integrations.claude_agent_sdk import plan_hooks
+from llm_plans.testing import RecordingSend
+
+DIALECTS = ["llm_plans", "claude_tasks", "claude_todos"]
+SUBAGENT = "a4f1c9e2b7d03568"
+_ids = itertools.count(1)
+
+
+def new_session(send: RecordingSend, **kwargs: Any) -> PlanSession:
+    return PlanSession(
+        send,
+        session_id="sess_1",
+        client_capabilities={"plan": {}},
+        dialects=kwargs.pop("dialects", DIALECTS),
+        **kwargs,
+    )
+
+
+def base(event: str, agent: str | None = None) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "session_id": "5b1e8a0c-3f6d-4e2a-9c7b-1d2e3f4a5b6c",
+        "transcript_path": "/home/dev/.claude/projects/-work/5b1e8a0c.jsonl",
+        "cwd": "/work",
+        "permission_mode": "default",
+        "hook_event_name": event,
+    }
+    if agent is not None:
+        data.update(agent_id=agent, agent_type="general-purpose")
+    return data
+
+
+def post(tool: str, given: Any, response: Any, agent: str | None = None) -> dict[str, Any]:
+    use_id = f"toolu_01{next(_ids):020d}"
+    return {
+        **base("PostToolUse", agent),
+        "tool_name": tool,
+        "tool_input": given,
+        "tool_response": response,
+        "tool_use_id": use_id,
+        "duration_ms": 3,
+    }
+
+
+def failure(tool: str, given: Any, error: str, agent: str | None = None) -> dict[str, Any]:
+    return {
+        **base("PostToolUseFailure", agent),
+        "tool_name": tool,
+        "tool_input": given,
+        "tool_use_id": f"toolu_01{next(_ids):020d}",
+        "error": error,
+        "is_interrupt": False,
+        "duration_ms": 1,
+    }
+
+
+def stopped(agent: str) -> dict[str, Any]:
+    return {
+        **base("SubagentStop"),
+        "stop_hook_active": False,
+        "agent_id": agent,
+        "agent_transcript_path": f"/home/dev/.claude/projects/-work/agent-{agent}.jsonl",
+        "agent_type": "general-purpose",
+    }
+
+
+async def fire(hooks: dict[Any, Any], data: dict[str, Any]) -> list[Any]:
+    """Run the hooks Claude Code would run for `data`: those of its event whose matcher
+    matches its tool (a `|` list of names, as Claude Code matches them)."""
+    outputs = []
+    for matcher in hooks.get(data["hook_event_name"], []):
+        if matcher.matcher is not None and not re.fullmatch(matcher.matcher, data["tool_name"]):
+            continue
+        for hook in matcher.hooks:
+            outputs.append(await hook(data, data.get("tool_use_id"), {"signal": None}))
+    return outputs
+
+
+@dataclass
+class Task:
+    subject: str
+    description: str
+    status: str = "pending"
+    owner: str | None = None
+
+
+@dataclass
+class ClaudeCode:
+    """Claude Code's task list, shared by the main agent and its subagents, and the tool
+    outputs (`tool_response`) its Task tools give, as the bundled Claude Code builds them."""
+
+    tasks: dict[str, Task] = field(default_factory=dict)
+    last: int = 0
+
+    def create(self, subject: str, description: str | None = None, **kw: Any) -> dict[str, Any]:
+        self.last += 1
+        task_id = str(self.last)
+        saved = description if description is not None else subject
+        self.tasks[task_id] = Task(subject, saved)
+        given = {"subject": subject, **({"description": description} if description else {})}
+        response = {"task": {"id": task_id, "subject": subject, "description": saved}}
+        return post("TaskCreate", given, response, kw.get("agent"))
+
+    def update(self, task_id: str, agent: str | None = None, **changes: Any) -> dict[str, Any]:
+        given = {"taskId": task_id, **changes}
+        task = self.tasks.get(task_id)
+        if task is None:
+            response = {
+                "success": False,
+                "taskId": task_id,
+                "updatedFields": [],
+                "error": "Task not found",
+            }
+            return post("TaskUpdate", given, response, agent)
+        if changes.get("status") == "deleted":
+            del self.tasks[task_id]
+            response = {
+                "success": True,
+                "taskId": task_id,
+                "updatedFields": ["deleted"],
+                "statusChange": {"from": task.status, "to": "deleted"},
+            }
+            return post("TaskUpdate", given, response, agent)
+        fields = []
+        before = task.status
+        for key in ("subject", "description", "owner", "status"):
+            if key in changes and changes[key] != getattr(task, key):
+                setattr(task, key, changes[key])
+                fields.append(key)
+        response = {"success": True, "taskId": task_id, "updatedFields": fields}
+        if "status" in fields:
+            response["statusChange"] = {"from": before, "to": task.status}
+        return post("TaskUpdate", given, response, agent)
+
+    def listing(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "id": i,
+                "subject": t.subject,
+                "status": t.status,
+                **({"owner": t.owner} if t.owner else {}),
+                "blockedBy": [],
+            }
+            for i, t in self.tasks.items()
+        ]
+
+    def list(self, agent: str | None = None) -> dict[str, Any]:
+        return post("TaskList", {}, {"tasks": self.listing()}, agent)
+
+    def get(self, task_id: str, agent: str | None = None) -> dict[str, Any]:
+        task = self.tasks.get(task_id)
+        found = None
+        if task is not None:
+            found = {
+                "id": task_id,
+                "subject": task.subject,
+                "description": task.description,
+                "status": task.status,
+                "blocks": [],
+                "blockedBy": [],
+            }
+        return post("TaskGet", {"taskId": task_id}, {"task": found}, agent)
+
+
+def todo_write(todos: list[dict[str, str]], agent: str | None = None) -> dict[str, Any]:
+    return post("TodoWrite", {"todos": todos}, {"oldTodos": [], "newTodos": todos}, agent)
+
+
+def exit_plan_mode(plan: str, approved: str | None = None) -> dict[str, Any]:
+    response = {"plan": approved if approved is not None else plan, "isAgent": False}
+    return post("ExitPlanMode", {"plan": plan}, response)
+
+
+def tasks_of(session: PlanSession, plan_id: str) -> dict[str, tuple[str, str]]:
+    """Task id -> (subject, status), as the plan holds them."""
+    plan = session.plans.get(plan_id)
+    if plan is None:
+        return {}
+    out = {}
+    for entry in plan.entries:  # type: ignore[union-attr]
+        task_id = (entry.meta or {})["llm_plans"]["taskId"]
+        out[task_id] = (entry.content, entry.status)
+    return out
+
+
+def shown_to_client(session: PlanSession, send: RecordingSend) -> None:
+    for params in send.sent:
+        check_compliant(session.form, params)
+    shown = ClientView(session.form).apply_all(send.updates).shown()
+    assert shown == as_shown(session.plans, session.form)
+
+
+@pytest.fixture
+def session(send: RecordingSend) -> PlanSession:
+    return new_session(send)
+
+
+# ---- configuration ------------------------------------------------------------------------
+
+
+def test_the_session_must_take_claude_codes_tools_and_ours(send: RecordingSend) -> None:
+    for dialects in (["llm_plans"], ["claude_tasks"], ["claude_todos", "claude_tasks"]):
+        with pytest.raises(ConfigurationError, match="dialects="):
+            plan_hooks(new_session(send, dialects=dialects))
+    hooks = plan_hooks(new_session(send, dialects=["llm_plans", "claude_tasks"]))
+    # Only the tools the session mirrors are matched, and plan mode.
+    [matcher] = hooks["PostToolUse"]
+    assert matcher.matcher == "TaskCreate|TaskUpdate|TaskList|TaskGet|ExitPlanMode"
+    assert "PreToolUse" not in hooks  # nothing is shown before a call ran
+
+
+def test_a_session_with_only_todo_write_mirrors_only_it(send: RecordingSend) -> None:
+    hooks = plan_hooks(new_session(send, dialects=["llm_plans", "claude_todos"]))
+    assert hooks["PostToolUse"][0].matcher == "TodoWrite|ExitPlanMode"
+
+
+# ---- the task tools -------------------------------------------------------------------------
+
+
+async def test_tasks_mirror_with_claude_codes_own_ids(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    hooks = plan_hooks(session)
+    code = ClaudeCode(last=6)  # Claude Code's numbering, not the session's: 7, 8, 9
+    for data in (
+        code.create("Reproduce the bug", "Run the failing test"),
+        code.create("Fix the parser"),
+        code.create("Add a regression test"),
+        code.update("7", status="in_progress", owner="main"),
+        code.update("7", status="completed"),
+        code.update("8", status="in_progress", subject="Fix the tokenizer"),
+        code.update("9", status="deleted"),
+    ):
+        assert await fire(hooks, data) == [{}]  # never blocks or edits a call
+    assert tasks_of(session, "main") == {i: (t.subject, t.status) for i, t in code.tasks.items()}
+    [first, second] = session.plans["main"].entries  # type: ignore[union-attr]
+    assert first.meta == {
+        "llm_plans": {"taskId": "7", "description": "Run the failing test", "owner": "main"}
+    }
+    assert second.meta["llm_plans"]["description"] == "Fix the parser"  # as Claude Code saved it
+    shown_to_client(session, send)
+
+
+async def test_a_mirrored_call_is_the_dialect_call_with_claude_codes_id(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    # What the hooks do is what the same calls through the session do: every rule applies.
+    code = ClaudeCode()
+    hooks = plan_hooks(session)
+    await fire(hooks, code.create("Write docs", "In the README"))
+    await fire(hooks, code.update("1", status="in_progress"))
+    plain_send = RecordingSend()
+    plain = new_session(plain_send)
+    await plain.call("TaskCreate", {"subject": "Write docs", "description": "In the README"})
+    await plain.call("TaskUpdate", {"taskId": "1", "status": "in_progress"})
+    assert session.plans == plain.plans
+    assert send.sent == plain_send.sent
+
+
+async def test_a_call_delivered_twice_is_mirrored_once(session: PlanSession) -> None:
+    hooks = plan_hooks(session)
+    data = ClaudeCode().create("Once")
+    await fire(hooks, data)
+    await fire(hooks, dict(data))
+    assert list(tasks_of(session, "main")) == ["1"]
+
+
+async def test_an_update_claude_code_refused_changes_nothing(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    hooks = plan_hooks(session)
+    code = ClaudeCode()
+    await fire(hooks, code.create("Fix"))
+    sent = len(send.sent)
+    # Not found in Claude Code's list; and a TaskCompleted hook that blocked the update.
+    await fire(hooks, code.update("5", status="completed"))
+    blocked = post(
+        "TaskUpdate",
+        {"taskId": "1", "status": "completed"},
+        {"success": False, "taskId": "1", "updatedFields": [], "error": "tests fail"},
+    )
+    await fire(hooks, blocked)
+    assert len(send.sent) == sent
+    assert tasks_of(session, "main") == {"1": ("Fix", "pending")}
+
+
+async def test_an_unknown_task_id_is_ignored_with_one_log_line(
+    session: PlanSession, send: RecordingSend, caplog: pytest.LogCaptureFixture
+) -> None:
+    hooks = plan_hooks(session)
+    code = ClaudeCode()
+    code.create("Made before the hooks were attached")  # never mirrored
+    await fire(hooks, code.create("Fix"))
+    before, sent = session.snapshot(), len(send.sent)
+    with caplog.at_level(logging.DEBUG, logger="llm_plans"):
+        assert await fire(hooks, code.update("1", status="in_progress")) == [{}]
+    assert [r.levelname for r in caplog.records] == ["INFO"]
+    assert "'1'" in caplog.records[0].getMessage()
+    assert session.snapshot() == before
+    assert len(send.sent) == sent
+    # The next TaskList resyncs it in.
+    await fire(hooks, code.list())
+    assert tasks_of(session, "main") == {
+        "2": ("Fix", "pending"),
+        "1": ("Made before the hooks were attached", "in_progress"),
+    }
+
+
+async def test_task_list_resyncs_the_mirror(session: PlanSession, send: RecordingSend) -> None:
+    hooks = plan_hooks(session)
+    code = ClaudeCode()
+    for subject in ("One", "Two", "Three"):
+        await fire(hooks, code.create(subject))
+    # Changes the mirror never saw (another process, hooks detached for a while).
+    code.tasks["1"].status, code.tasks["1"].subject = "completed", "One, done"
+    code.tasks["3"].owner = "researcher"
+    del code.tasks["2"]
+    code.create("Four", "Found by a teammate")
+    code.tasks["4"].status = "in_progress"
+    await fire(hooks, code.list())
+    assert tasks_of(session, "main") == {
+        "1": ("One, done", "completed"),
+        "3": ("Three", "pending"),
+        "4": ("Four", "in_progress"),
+    }
+    owner = session.plans["main"].entries[1].meta["llm_plans"]["owner"]  # type: ignore[union-attr]
+    assert owner == "researcher"
+    shown_to_client(session, send)
+    # A list that matches the mirror sends nothing.
+    sent = len(send.sent)
+    await fire(hooks, code.list())
+    assert len(send.sent) == sent
+
+
+async def test_task_list_with_no_tasks_empties_the_main_list(session: PlanSession) -> None:
+    hooks = plan_hooks(session)
+    code = ClaudeCode()
+    await fire(hooks, code.create("One"))
+    code.tasks.clear()
+    await fire(hooks, code.list())
+    assert tasks_of(session, "main") == {}
+    assert "main" in session.plans  # the session's own list stays, empty
+
+
+async def test_task_get_resyncs_its_task(session: PlanSession) -> None:
+    hooks = plan_hooks(session)
+    code = ClaudeCode()
+    await fire(hooks, code.create("One"))
+    await fire(hooks, code.create("Two"))
+    code.tasks["1"].status = "in_progress"
+    await fire(hooks, code.get("1"))
+    del code.tasks["2"]
+    await fire(hooks, code.get("2"))  # "Task not found": it is gone
+    code.create("Three", "Unseen until now")
+    await fire(hooks, code.get("3"))
+    assert tasks_of(session, "main") == {"1": ("One", "in_progress"), "3": ("Three", "pending")}
+    description = session.plans["main"].entries[1].meta["llm_plans"]["description"]  # type: ignore[union-attr]
+    assert description == "Unseen until now"
+
+
+async def test_a_failed_call_shows_nothing(session: PlanSession, send: RecordingSend) -> None:
+    hooks = plan_hooks(session)
+    await fire(hooks, ClaudeCode().create("Fix"))
+    before, sent = session.snapshot(), len(send.sent)
+    for data in (
+        failure("TaskCreate", {"subject": ""}, "InputValidationError: subject is blank"),
+        failure("TodoWrite", {"todos": []}, "Interrupted", agent=SUBAGENT),
+        failure("ExitPlanMode", {"plan": "# Plan"}, "The user doesn't want to proceed"),
+    ):
+        assert await fire(hooks, data) == [{}]
+    assert session.snapshot() == before
+    assert len(send.sent) == sent
+
+
+@pytest.mark.parametrize(
+    "response", [None, "Task #1 created successfully: Fix", [], {"task": None}, {"task": {}}]
+)
+async def test_a_create_without_claude_codes_id_is_left_for_a_resync(
+    session: PlanSession, send: RecordingSend, response: Any
+) -> None:
+    hooks = plan_hooks(session)
+    assert await fire(hooks, post("TaskCreate", {"subject": "Fix"}, response)) == [{}]
+    assert send.sent == []
+    assert session.plans == {}
+
+
+@given(
+    tool=st.sampled_from(["TodoWrite", "TaskCreate", "TaskUpdate", "TaskList", "TaskGet"]),
+    given_=st.one_of(
+        st.none(),
+        st.text(),
+        st.dictionaries(
+            st.text(),
+            st.recursive(
+                st.none() | st.booleans() | st.integers() | st.text(),
+                lambda c: st.lists(c) | st.dictionaries(st.text(), c),
+                max_leaves=5,
+            ),
+        ),
+    ),
+    response=st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(),
+        lambda c: st.lists(c) | st.dictionaries(st.text(), c),
+        max_leaves=8,
+    ),
+    agent=st.sampled_from([None, SUBAGENT, "", "x" * 300, "a\nb"]),
+)
+async def test_hostile_hook_input_never_raises_and_keeps_the_session_sound(
+    tool: str, given_: Any, response: Any, agent: str | None
+) -> None:
+    send = RecordingSend()
+    session = new_session(send)
+    hooks = plan_hooks(session)
+    await fire(hooks, ClaudeCode().create("Fix"))
+    data = post(tool, given_, response)
+    if agent is not None:
+        data["agent_id"] = agent
+    assert await fire(hooks, data) == [{}]
+    new_session(RecordingSend()).restore(session.snapshot())
+    shown_to_client(session, send)
+
+
+# ---- TodoWrite ------------------------------------------------------------------------------
+
+
+async def test_todo_write_replaces_the_list(session: PlanSession, send: RecordingSend) -> None:
+    hooks = plan_hooks(session)
+    todos = [
+        {"content": "Reproduce", "status": "completed", "activeForm": "Reproducing"},
+        {"content": "Fix", "status": "in_progress", "activeForm": "Fixing"},
+    ]
+    await fire(hooks, todo_write(todos))
+    plain = new_session(RecordingSend())
+    await plain.call("TodoWrite", {"todos": todos})
+    assert session.plans == plain.plans
+    shown_to_client(session, send)
+
+
+# ---- plan mode ------------------------------------------------------------------------------
+
+
+async def test_an_approved_plan_becomes_the_plan_mode_plan(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    hooks = plan_hooks(session)
+    await fire(hooks, exit_plan_mode("# Plan\n\n1. Fix the parser"))
+    assert session.plans["plan-mode"] == MarkdownPlan(
+        id="plan-mode", content="# Plan\n\n1. Fix the parser"
+    )
+    # A second approval replaces it, with the plan as the user approved it (edited).
+    await fire(hooks, exit_plan_mode("# Plan v2", approved="# Plan v2\n\n(and test it)"))
+    assert session.plans["plan-mode"].content == "# Plan v2\n\n(and test it)"  # type: ignore[union-attr]
+    assert list(session.plans) == ["plan-mode"]
+    shown_to_client(session, send)
+
+
+async def test_a_declined_or_pending_plan_leaves_nothing(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    hooks = plan_hooks(session)
+    # Declined: Claude Code runs no tool, so no PostToolUse; a failure at most.
+    await fire(hooks, failure("ExitPlanMode", {"plan": "# P"}, "User rejected tool use"))
+    # Sent to a team lead for approval: not approved yet.
+    pending = post(
+        "ExitPlanMode",
+        {"plan": "# P"},
+        {"plan": "# P", "isAgent": True, "awaitingLeaderApproval": True, "requestId": "r1"},
+    )
+    await fire(hooks, pending)
+    await fire(hooks, exit_plan_mode("   "))  # nothing to show
+    assert session.plans == {}
+    assert send.sent == []
+
+
+# ---- subagents ------------------------------------------------------------------------------
+
+
+async def test_a_subagents_calls_go_to_plans_of_its_own(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    hooks = plan_hooks(session)
+    code = ClaudeCode()
+    await fire(hooks, code.create("Main task"))
+    await fire(hooks, code.create("Explore the parser", agent=SUBAGENT))
+    await fire(hooks, code.update("2", agent=SUBAGENT, status="in_progress"))
+    sub_todos = [{"content": "Read", "status": "in_progress", "activeForm": "Reading"}]
+    await fire(hooks, todo_write(sub_todos, agent="b2"))
+    mine = f"agent-{SUBAGENT}"
+    assert tasks_of(session, "main") == {"1": ("Main task", "pending")}
+    assert tasks_of(session, mine) == {"2": ("Explore the parser", "in_progress")}
+    assert [e.content for e in session.plans["agent-b2"].entries] == ["Read"]  # type: ignore[union-attr]
+    # A subagent's TaskList sees the shared list, but resyncs only its own tasks.
+    await fire(hooks, code.list(agent=SUBAGENT))
+    assert list(tasks_of(session, mine)) == ["2"]
+    # And the main one's does not take the subagent's tasks.
+    await fire(hooks, code.list())
+    assert list(tasks_of(session, "main")) == ["1"]
+    # The subagent updates a task that is not its own: not the main list's change to make.
+    await fire(hooks, code.update("1", agent=SUBAGENT, status="completed"))
+    assert tasks_of(session, "main") == {"1": ("Main task", "pending")}
+    shown_to_client(session, send)
+    # Stopped: its plans go; the tasks it left in Claude Code's list reach the main list at
+    # the next TaskList.
+    await fire(hooks, stopped(SUBAGENT))
+    assert mine not in session.plans
+    assert "agent-b2" in session.plans
+    await fire(hooks, code.list())
+    assert tasks_of(session, "main") == {
+        "1": ("Main task", "completed"),
+        "2": ("Explore the parser", "in_progress"),
+    }
+    shown_to_client(session, send)
+
+
+async def test_subagent_plans_can_stay_after_it_stops(session: PlanSession) -> None:
+    hooks = plan_hooks(session, keep_subagent_plans=True)
+    await fire(hooks, ClaudeCode().create("Explore", agent=SUBAGENT))
+    await fire(hooks, stopped(SUBAGENT))
+    assert f"agent-{SUBAGENT}" in session.plans
+
+
+async def test_a_subagents_emptied_list_is_removed_not_kept_empty(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    hooks = plan_hooks(session)
+    code = ClaudeCode()
+    await fire(hooks, code.create("Explore", agent=SUBAGENT))
+    await fire(hooks, code.update("1", agent=SUBAGENT, status="deleted"))
+    assert session.plans == {}
+    assert send.updates[-1] == {"sessionUpdate": "plan_removed", "planId": f"agent-{SUBAGENT}"}
+    await fire(hooks, todo_write([{"content": "A", "status": "pending"}], agent=SUBAGENT))
+    await fire(hooks, todo_write([], agent=SUBAGENT))
+    assert session.plans == {}
+
+
+async def test_a_long_or_odd_agent_id_gets_a_plan_id_that_restores(session: PlanSession) -> None:
+    hooks = plan_hooks(session)
+    for agent in ("x" * 500, "agent with spaces\n"):
+        await fire(hooks, todo_write([{"content": "A", "status": "pending"}], agent=agent))
+    assert len(session.plans) == 2
+    assert all(len(i) <= session.limits.max_id_length for i in session.plans)
+    new_session(RecordingSend()).restore(session.snapshot())
+
+
+# ---- every sequence -------------------------------------------------------------------------
+
+AGENTS = [None, "a1", "a2"]
+
+
+class MirrorMachine(RuleBasedStateMachine):
+    """Claude Code's task list and a session mirroring it through the hooks, for any
+    sequence of calls by the main agent and two subagents."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loop = asyncio.new_event_loop()
+        self.send = RecordingSend()
+        self.session = new_session(self.send, on_commit=self.restores)
+        self.hooks = plan_hooks(self.session)
+        self.code = ClaudeCode()
+        self.created: dict[str | None, set[str]] = {a: set() for a in AGENTS}
+
+    def teardown(self) -> None:
+        self.loop.close()
+
+    @staticmethod
+    def restores(session: PlanSession) -> None:
+        # Every state a commit saves restores (an empty list is only the session's own).
+        new_session(RecordingSend()).restore(session.snapshot())
+
+    def run(self, data: dict[str, Any]) -> None:
+        assert self.loop.run_until_complete(fire(self.hooks, data)) == [{}]
+
+    @rule(agent=st.sampled_from(AGENTS), subject=st.sampled_from(["Fix", "Test", "Docs"]))
+    def create(self, agent: str | None, subject: str) -> None:
+        data = self.code.create(subject, agent=agent)
+        self.created[agent].add(data["tool_response"]["task"]["id"])
+        self.run(data)
+
+    @rule(
+        agent=st.sampled_from(AGENTS),
+        number=st.integers(1, 12),
+        status=st.sampled_from(["pending", "in_progress", "completed", "deleted"]),
+        subject=st.none() | st.sampled_from(["Renamed", "Fix"]),
+    )
+    def update(self, agent: str | None, number: int, status: str, subject: str | None) -> None:
+        changes: dict[str, Any] = {"status": status}
+        if subject is not None:
+            changes["subject"] = subject
+        self.run(self.code.update(str(number), agent, **changes))
+
+    @rule(agent=st.sampled_from(AGENTS))
+    def listing(self, agent: str | None) -> None:
+        self.run(self.code.list(agent))
+        if agent is None:
+            held = {
+                i
+                for plan_id in self.session.plans
+                if plan_id.startswith("agent-")
+                for i in tasks_of(self.session, plan_id)
+            }
+            assert tasks_of(self.session, "main") == {
+                i: (t.subject, t.status) for i, t in self.code.tasks.items() if i not in held
+            }
+        else:
+            mine = tasks_of(self.session, f"agent-{agent}")
+            assert set(mine) <= set(self.code.tasks)
+            for i, shown in mine.items():
+                task = self.code.tasks[i]
+                assert shown == (task.subject, task.status)
+
+    @rule(agent=st.sampled_from(AGENTS), number=st.integers(1, 12))
+    def get(self, agent: str | None, number: int) -> None:
+        self.run(self.code.get(str(number), agent))
+
+    @rule(agent=st.sampled_from(AGENTS[1:]))
+    def stop(self, agent: str) -> None:
+        self.run(stopped(agent))
+        assert f"agent-{agent}" not in self.session.plans
+        self.created[agent] = set()
+
+    @rule(plan=st.sampled_from(["# A", "# B\n\n1. step"]))
+    def approve(self, plan: str) -> None:
+        self.run(exit_plan_mode(plan))
+        assert self.session.plans["plan-mode"].content == plan  # type: ignore[union-attr]
+
+    @invariant()
+    def subagents_hold_only_their_own_tasks(self) -> None:
+        for agent in AGENTS[1:]:
+            assert set(tasks_of(self.session, f"agent-{agent}")) <= self.created[agent]
+        for plan_id, plan in self.session.plans.items():
+            if plan_id != "main" and plan.type == "items":
+                assert plan.entries  # type: ignore[union-attr]
+
+    @invariant()
+    def the_client_shows_the_session(self) -> None:
+        shown_to_client(self.session, self.send)
+
+
+TestMirror = MirrorMachine.TestCase

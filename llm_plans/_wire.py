@@ -140,18 +140,17 @@ def shown_entries(plan: Stored, form: WireForm) -> tuple[Json, ...]:
 def _active_steps(plan: Stored) -> dict[int, str]:
     # The steps in progress are few (usually one): look only at those.
     found: dict[int, str] = {}
-    statuses, start = plan.statuses, 0
-    while True:
-        try:
-            step = statuses.index("in_progress", start)
-        except ValueError:
-            return found
-        start = step + 1
+    statuses, step = plan.statuses, -1
+    for _ in range(statuses.count("in_progress")):
+        step = statuses.index("in_progress", step + 1)
         meta = plan.entries[step].get("_meta")
+        if meta is None:
+            continue
         ours = meta.get("llm_plans") if isinstance(meta, Mapping) else None
         text = ours.get("activeForm") if isinstance(ours, Mapping) else None
         if isinstance(text, str) and text.strip():
             found[step] = text
+    return found
 
 
 def plan_update(form: WireForm, plan: Stored, steps: tuple[Json, ...] | None = None) -> Json:

@@ -127,6 +127,8 @@ def from_validation_error(
             problems.append(Problem(path, f"accepted values: {expected}.", value))
         elif kind in ("int_type", "int_parsing", "int_from_float"):
             problems.append(Problem(path, "expected a whole number.", value))
+        elif kind in ("bool_type", "bool_parsing"):
+            problems.append(Problem(path, "expected true or false.", value))
         elif kind == "greater_than_equal":
             problems.append(Problem(path, f"must be at least {ctx.get('ge')}.", value))
         elif kind == "string_too_short":
@@ -506,12 +508,21 @@ def not_a_task_number(digits: int) -> str:
     )
 
 
-def metadata_too_large(size: int, limits: Any) -> str:
+def metadata_too_large(size: int, limit: int) -> str:
     """Why a task's metadata is not kept."""
     return (
-        f"{size} characters as JSON; at most {limits.max_entry_chars} are kept with a task. "
+        f"{size} characters as JSON; at most {limit} are kept with a task. "
         "Keep metadata to a few short keys."
     )
+
+
+def task_text_too_long(field: str, size: int, limit: int) -> str:
+    """Why a task's subject, description, activeForm or owner is not kept."""
+    advice = {
+        "subject": "Keep the subject to a short title; detail goes in the description.",
+        "description": "Keep to what the task involves and what done means.",
+    }
+    return f"{size} characters; at most {limit}. " + advice.get(field, "Shorten it.")
 
 
 def task_created(number: str, subject: str) -> str:

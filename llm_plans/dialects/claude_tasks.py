@@ -41,7 +41,6 @@ from .. import _feedback
 from .._apply import Applied, write_list
 from .._arguments import Rejection
 from .._book import Json
-from .._builder import check_step_text
 from .._feedback import Problem, TaskRow
 from .._repair import decode_bytes, finite, repair_entry
 from ._base import META_KEY, Call, Dialect, DialectTool, Read, entry, extra_of
@@ -53,6 +52,8 @@ _TaskId = Annotated[StrictStr | StrictInt, AfterValidator(lambda v: str(v).strip
 _NUMBER = re.compile(r"[1-9][0-9]*")
 _STATUS_WORDS = {"delete": "deleted", "deleted": "deleted", "remove": "deleted"}
 _FIELDS = ("subject", "description", "activeForm", "owner")
+# What `addBlocks` / `addBlockedBy` add to: this task's list, and the other task's.
+_LINKS = {"addBlocks": ("blocks", "blockedBy"), "addBlockedBy": ("blockedBy", "blocks")}
 
 
 # ---- the arguments as Claude Code's models are told them -------------------------------------
@@ -270,23 +271,27 @@ def _changed(task: Json, extra: dict[str, Any], *, first: bool = False) -> Json:
 
 def _checked(call: Call, args: dict[str, Any], problems: list[Problem]) -> None:
     """Add the problems of texts too long to keep in a task."""
+    limit = call.rules.limits.max_entry_chars
     for name in _FIELDS:
-        if isinstance(args.get(name), str):
-            problem = check_step_text(name, args[name], call.rules.limits)
-            if problem is not None:
-                problems.append(problem)
+        text = args.get(name)
+        if isinstance(text, str) and len(text) > limit:
+            problems.append(Problem(name, _feedback.task_text_too_long(name, len(text), limit)))
 
 
 def _metadata(call: Call, metadata: dict[str, Any], problems: list[Problem]) -> dict[str, Any]:
     """`metadata` as kept (keys set to null removed), adding the problems when it cannot be:
-    a task keeps small metadata, bounded as a step's text is."""
+    a task keeps small metadata, as long as a step's text at most."""
     kept = {k: v for k, v in metadata.items() if v is not None}
     if not finite(kept):
         problems.append(Problem("metadata", _feedback.NOT_FINITE))
         return kept
     size = len(json.dumps(kept, ensure_ascii=False, separators=(",", ":")))
     if size > call.rules.limits.max_entry_chars:
-        problems.append(Problem("metadata", _feedback.metadata_too_large(size, call.rules.limits)))
+        problems.append(
+            Problem(
+                "metadata", _feedback.metadata_too_large(size, call.rules.limits.max_entry_chars)
+            )
+        )
     return kept
 
 
@@ -410,19 +415,21 @@ def _patch(call: Call, tasks: _Tasks, entries: list[Json], index: int) -> list[s
         if metadata != extra.get("metadata", {}):
             updates["metadata"] = metadata or None
             changed.append("metadata")
-    links = {"addBlocks": ("blocks", "blockedBy"), "addBlockedBy": ("blockedBy", "blocks")}
-    for field, (mine, theirs) in links.items():
-        targets = []
+    known = set(tasks.numbers)
+    for field, (mine, theirs) in _LINKS.items():
+        have = _ids(extra, mine)
+        seen, targets = set(have), []
         for position, other in enumerate(args.get(field) or ()):
             path = f"{field}[{position}]"
             if other == number:
                 problems.append(Problem(path, "a task cannot wait for itself.", other))
-            elif other not in tasks.numbers:
+            elif other not in known:
                 problems.append(Problem(path, "no task has this number.", other))
-            elif other not in _ids(extra, mine) and other not in targets:
+            elif other not in seen:
+                seen.add(other)
                 targets.append(other)
         if targets:
-            updates[mine] = [*_ids(extra, mine), *targets]
+            updates[mine] = [*have, *targets]
             changed.append(mine)
             for other in targets:
                 at = tasks.numbers.index(other)

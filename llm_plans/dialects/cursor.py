@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, StrictInt, StringConstraints, TypeAdapter
+from pydantic import BaseModel, BeforeValidator, ConfigDict, StringConstraints, TypeAdapter
 from typing_extensions import NotRequired, Required, TypedDict
 
 from .. import _feedback
@@ -33,6 +33,9 @@ from ._base import META_KEY, Call, Dialect, DialectTool, carried, entry, extra_o
 
 _Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 _FORBID = ConfigDict(extra="forbid")
+# Models sometimes number their todos (`"id": 3`): the id is the number's decimal text. A
+# boolean is not a number here.
+_Id = Annotated[_Text, BeforeValidator(lambda value: str(value) if type(value) is int else value)]
 
 
 class CursorTodo(BaseModel):
@@ -56,7 +59,7 @@ class TodoWriteArgs(BaseModel):
 
 class _TodoIn(TypedDict):
     __pydantic_config__ = _FORBID  # type: ignore[misc]
-    id: Required[_Text | StrictInt]
+    id: Required[_Id]
     content: NotRequired[_Text | None]
     status: NotRequired[Status | None]
 
@@ -71,7 +74,7 @@ def _run(call: Call) -> Applied:
     todos: list[dict[str, Any]] = call.args["todos"]
     old: list[Json] = list(call.current.entries) if call.current is not None else []
     by_id = _ids_of(old)
-    ids = [str(todo["id"]) for todo in todos]
+    ids: list[str] = [todo["id"] for todo in todos]
     _check(call, todos, ids, by_id)
     if call.args["merge"]:
         entries, origin = _merged(old, by_id, todos, ids)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import todo_write
 from anthropic_server import ScriptedAPI, serving
 from claude_agent_sdk import ResultMessage, StreamEvent, ToolResultBlock, UserMessage
 from client_view import ClientView, expected
@@ -370,3 +371,62 @@ async def test_a_denied_call_and_an_interrupted_query_take_their_previews_back(
     assert session.plans == {}
     assert ClientView(session.form).apply_all(send.updates).shown() == {}
     assert await session.abort_all() == []
+
+
+# ---- another dialect's tools: dialect= ------------------------------------------------------
+
+
+def test_the_names_the_model_sees_for_a_dialect() -> None:
+    assert plan_tool_names(dialect="claude_todos") == ["mcp__plans__TodoWrite"]
+    assert plan_tool_names("work", dialect="codex") == ["mcp__work__update_plan"]
+    assert plan_tool_names() == list(PLAN_TOOL_NAMES)  # ours by default
+    with pytest.raises(ConfigurationError, match="unknown dialect"):
+        plan_tool_names(dialect="todos")
+
+
+async def test_a_dialect_server_lists_its_tools_and_runs_them_through_the_session(
+    send: RecordingSend,
+) -> None:
+    session = todo_write.todo_session(send)
+    assert plan_server(session)["name"] == "plans"  # the session's one dialect by default
+    server = plan_server(session, dialect="claude_todos")
+    async with Client(server["instance"]) as client:
+        listed = (await client.list_tools()).tools
+        assert [t.name for t in listed] == ["TodoWrite"]
+        assert listed[0].input_schema == tools.schema("TodoWrite", dialect="claude_todos")
+        assert listed[0].description == tools.description("TodoWrite", dialect="claude_todos")
+        assert listed[0].meta == {"anthropic/alwaysLoad": True}
+
+        previews = PlanPreviews(session)
+        await previews.on_message(event({"type": "message_start", "message": {}}))
+        streamed = todo_write.todo_write(0)
+        for message in tool_use_stream(1, "toolu_1", "mcp__plans__TodoWrite", streamed):
+            await previews.on_message(message)
+        assert [len(u["plan"]["entries"]) for u in send.updates][:2] == [1, 2]
+        assert session.is_streaming("toolu_1")
+        first = await call(client, "TodoWrite", json.loads(streamed), "toolu_1")
+        assert first.is_error is False
+        assert not session.is_streaming("toolu_1")  # finished, not applied again
+
+        bad = json.loads(todo_write.BAD)
+        rejected = await call(client, "TodoWrite", bad, "toolu_2")
+        assert rejected.is_error is True
+        assert text(rejected) == (await session.call("TodoWrite", bad)).content
+        assert "todos[0].status" in text(rejected)  # the dialect's own field path
+
+        done = await call(client, "TodoWrite", json.loads(todo_write.todo_write(1)), "toolu_3")
+        assert done.is_error is False
+    assert list(session.plans) == ["main"]
+    assert todo_write.shown(send) == todo_write.APPLIED
+
+
+def test_a_dialect_the_session_does_not_take_is_a_configuration_error(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    with pytest.raises(ConfigurationError, match="does not take the dialect 'claude_todos'"):
+        plan_server(session, dialect="claude_todos")
+    todos = todo_write.todo_session(send, tool_prefixes=("",))
+    with pytest.raises(ConfigurationError, match="mcp__plans__TodoWrite"):
+        plan_server(todos)  # the server's names must resolve too
+    both = PlanSession(send, session_id="b", dialects=["llm_plans", "claude_todos"])
+    assert plan_server(both)["name"] == "plans"

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
+import todo_write
 from client_view import ClientView, expected
 from integration_pipe import run_example
 from langchain_core.language_models import BaseChatModel
@@ -19,7 +20,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 from pydantic import Field
 
-from llm_plans import PlanSession, tools
+from llm_plans import ConfigurationError, PlanSession, tools
 from llm_plans.integrations.langchain import PlanPreviews, plan_tools
 from llm_plans.testing import RecordingSend
 
@@ -346,3 +347,50 @@ async def test_concurrent_graph_runs_sharing_previews_and_tools_keep_apart(
         assert [m.status for m in tool_messages(final)] == ["success"]
     assert {i: len(p.entries) for i, p in session.plans.items()} == {"a": 2, "b": 3}
     assert ClientView(session.form).apply_all(send.updates).shown() == expected(session.plans)
+
+
+# ---- another dialect's tools: dialect= ------------------------------------------------------
+
+
+def test_a_dialect_gives_its_tools_with_its_strict_schemas(send: RecordingSend) -> None:
+    session = todo_write.todo_session(send)
+    for offered in (plan_tools(session), plan_tools(session, dialect="claude_todos")):
+        model = ScriptedChatModel(turns=[])
+        model.bind_tools(offered, strict=True)
+        assert model.bound == tools.openai_chat(dialect="claude_todos")
+
+
+async def test_dialect_calls_stream_previews_and_apply_once(send: RecordingSend) -> None:
+    session = todo_write.todo_session(send)
+    model = ScriptedChatModel(
+        turns=[
+            [("c1", "TodoWrite", todo_write.todo_write(0))],
+            [("c2", "TodoWrite", todo_write.BAD)],
+            [("c3", "TodoWrite", todo_write.todo_write(1))],
+            "Done.",
+        ],
+        streaming=True,
+    )
+    config = {"callbacks": [PlanPreviews(session)]}
+    state = await graph(model, session).ainvoke({"messages": [("user", "fix it")]}, config)
+    assert state["messages"][-1].content == "Done."
+    sizes = [len(u["plan"]["entries"]) for u in send.updates]
+    assert sizes[:2] == [1, 2]  # todos reached the client while the model wrote them
+    results = tool_messages(state)
+    assert [m.status for m in results] == ["success", "error", "success"]
+    assert "todos[0].status" in str(results[1].content)  # the dialect's own field path
+    assert list(session.plans) == ["main"]  # one list, each call applied once
+    assert todo_write.shown(send) == todo_write.APPLIED
+    assert not any(session.is_streaming(c) for c in ("c1", "c2", "c3"))
+
+
+def test_a_dialect_the_session_does_not_take_is_a_configuration_error(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    with pytest.raises(ConfigurationError, match="does not take the dialect 'claude_todos'"):
+        plan_tools(session, dialect="claude_todos")
+    with pytest.raises(ConfigurationError, match="does not take the dialect 'llm_plans'"):
+        plan_tools(todo_write.todo_session(send), dialect="llm_plans")
+    both = PlanSession(send, session_id="b", dialects=["llm_plans", "claude_todos"])
+    assert [t.name for t in plan_tools(both)] == list(tools.NAMES)  # ours stays the default
+    assert [t.name for t in plan_tools(both, dialect="claude_todos")] == ["TodoWrite"]

@@ -11,12 +11,13 @@ import json
 from typing import Any
 
 import pytest
+import todo_write
 from agents import Agent, OpenAIChatCompletionsModel, OpenAIResponsesModel, RunConfig, Runner
 from client_view import ClientView, expected
 from integration_pipe import run_example
 from wire import Recorder, chat_stream, openai_client, responses_response, responses_stream, sse
 
-from llm_plans import PlanSession, tools
+from llm_plans import ConfigurationError, PlanSession, tools
 from llm_plans.integrations.openai_agents import PlanPreviews, plan_tools
 from llm_plans.testing import RecordingSend
 
@@ -276,3 +277,53 @@ async def test_concurrent_streamed_runs_keep_their_streams_apart(
     assert {i: len(p.entries) for i, p in session.plans.items()} == {"a": 3, "b": 2}
     assert any(len(u["plan"]["entries"]) == 1 for u in send.updates)  # previews went out
     assert ClientView(session.form).apply_all(send.updates).shown() == expected(session.plans)
+
+
+# ---- another dialect's tools: dialect= ------------------------------------------------------
+
+
+async def test_a_dialect_sends_its_strict_tools(send: RecordingSend) -> None:
+    session = todo_write.todo_session(send)
+    http = Recorder(text_response("Hi."), text_response("Hi."))
+    await Runner.run(agent(session, http), "hi", run_config=NO_TRACES)  # the default
+    model = OpenAIResponsesModel(model="gpt-4.1", openai_client=openai_client(http))
+    named = Agent(name="coder", model=model, tools=plan_tools(session, dialect="claude_todos"))
+    await Runner.run(named, "hi", run_config=NO_TRACES)
+    for request in http.requests:
+        assert request["tools"] == tools.openai_responses(dialect="claude_todos")
+
+
+async def test_dialect_calls_stream_previews_and_apply_once(send: RecordingSend) -> None:
+    session = todo_write.todo_session(send)
+    http = Recorder(
+        responses_stream([("call_1", "TodoWrite", todo_write.todo_write(0))]),
+        responses_stream([("call_2", "TodoWrite", todo_write.BAD)]),
+        responses_stream([("call_3", "TodoWrite", todo_write.todo_write(1))]),
+        text_stream("Done."),
+    )
+    previews = PlanPreviews(session)
+    result = Runner.run_streamed(agent(session, http), "fix it", run_config=NO_TRACES)
+    async for event in result.stream_events():
+        await previews.on_event(event)
+    await previews.aclose()
+    assert result.final_output == "Done."
+    sizes = [len(u["plan"]["entries"]) for u in send.updates]
+    assert sizes[:2] == [1, 2]  # todos reached the client while the model wrote them
+    said = outputs(http)
+    assert said[1] == (await session.call("TodoWrite", todo_write.BAD)).content
+    assert "todos[0].status" in said[1]  # the dialect's own field path
+    assert list(session.plans) == ["main"]  # one list, each call applied once
+    assert todo_write.shown(send) == todo_write.APPLIED
+    assert not any(session.is_streaming(c) for c in ("call_1", "call_2", "call_3"))
+
+
+def test_a_dialect_the_session_does_not_take_is_a_configuration_error(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    with pytest.raises(ConfigurationError, match="does not take the dialect 'claude_todos'"):
+        plan_tools(session, dialect="claude_todos")
+    with pytest.raises(ConfigurationError, match="unknown dialect"):
+        plan_tools(session, dialect="TodoWrite")
+    both = PlanSession(send, session_id="b", dialects=["llm_plans", "claude_todos"])
+    assert [t.name for t in plan_tools(both)] == list(tools.NAMES)  # ours stays the default
+    assert [t.name for t in plan_tools(both, dialect="claude_todos")] == ["TodoWrite"]

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+import todo_write
 from client_view import ClientView, expected
 from integration_pipe import run_example
 from pydantic_ai import Agent
@@ -29,7 +30,7 @@ from pydantic_ai.providers.anthropic import AnthropicProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 from wire import Recorder, anthropic_client, chat_completion, message, openai_client
 
-from llm_plans import PlanSession, tools
+from llm_plans import ConfigurationError, PlanSession, tools
 from llm_plans.integrations.pydantic_ai import PlanToolset
 from llm_plans.testing import RecordingSend
 
@@ -376,3 +377,100 @@ async def test_a_run_cancelled_mid_stream_takes_its_previews_back(
     assert session.plans == {}
     assert send.updates[-1] == {"sessionUpdate": "plan_removed", "planId": "plan-1"}
     assert not session.is_streaming("c1")
+
+
+# ---- another dialect's tools: dialect= ------------------------------------------------------
+
+
+@pytest.fixture
+def todo_session(send: RecordingSend) -> PlanSession:
+    return todo_write.todo_session(send)
+
+
+async def test_a_dialect_toolset_offers_that_dialects_tools(todo_session: PlanSession) -> None:
+    seen: list[Any] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.extend(info.function_tools)
+        return ModelResponse(parts=[TextPart("ok")])
+
+    # The session takes only claude_todos, so that is the default; naming it is the same.
+    for plans in (PlanToolset(todo_session), PlanToolset(todo_session, dialect="claude_todos")):
+        assert plans.dialect == "claude_todos"
+        seen.clear()
+        await Agent(FunctionModel(model), toolsets=[plans]).run("hi")
+        assert [t.name for t in seen] == ["TodoWrite"]
+        (tool,) = seen
+        assert tool.sequential is True
+        assert tool.parameters_json_schema == tools.schema(
+            "TodoWrite", all_required=True, dialect="claude_todos"
+        )
+        assert tool.description == tools.description("TodoWrite", dialect="claude_todos")
+
+
+async def test_dialect_calls_stream_previews_and_apply_once(
+    todo_session: PlanSession, send: RecordingSend
+) -> None:
+    plans = PlanToolset(todo_session, dialect="claude_todos")
+    seen_before_run: list[int] = []
+
+    async def handler(ctx: Any, events: Any) -> None:
+        async for event in events:
+            await plans.on_event(event, ctx)
+            if type(event).__name__ == "FunctionToolCallEvent":
+                seen_before_run.append(len(send.updates))
+
+    model = scripted(
+        [("c1", "TodoWrite", todo_write.todo_write(0))],
+        [("c2", "TodoWrite", todo_write.todo_write(1))],
+        "Done.",
+    )
+    result = await Agent(model, toolsets=[plans]).run("fix it", event_stream_handler=handler)
+    assert result.output == "Done."
+    # Todos reached the client one by one while the model wrote them, before the tool ran.
+    first = [len(u["plan"]["entries"]) for u in send.updates[: seen_before_run[0]]]
+    assert first[:2] == [1, 2]
+    assert list(todo_session.plans) == ["main"]  # the dialect's one list
+    entries = todo_session.plans["main"].entries
+    assert [(e.content, e.status) for e in entries] == [
+        ("Reproduce the bug", "completed"),
+        ("Fix the parser", "in_progress"),
+        ("Run the tests", "pending"),
+    ]
+    assert [p.outcome for p in returns(result.all_messages())] == ["success", "success"]
+    assert todo_write.shown(send) == todo_write.APPLIED
+
+
+async def test_over_the_openai_wire_a_dialect_sends_its_tools_and_rejects_as_ours(
+    todo_session: PlanSession, send: RecordingSend
+) -> None:
+    done = chat_completion([], "stop")
+    done["choices"][0]["message"]["content"] = "Fixed."
+    bad = todo_write.BAD
+    http = Recorder(chat_completion([("call_1", "TodoWrite", bad)]), done)
+    model = OpenAIChatModel("gpt-4.1", provider=OpenAIProvider(openai_client=openai_client(http)))
+    agent = Agent(model, toolsets=[PlanToolset(todo_session, dialect="claude_todos")])
+    assert (await agent.run("fix it")).output == "Fixed."
+    assert [t["function"] for t in http.requests[0]["tools"]] == [
+        t["function"] for t in tools.openai_chat(dialect="claude_todos")
+    ]
+    reply = http.requests[1]["messages"][-1]
+    rejection = (await todo_session.call("TodoWrite", bad)).content
+    assert "todos[0].status" in rejection  # the dialect's own field path
+    assert json.loads(reply["content"]) == {"error": rejection}
+    assert send.updates == []
+    assert todo_session.plans == {}
+
+
+async def test_a_dialect_the_session_does_not_take_is_a_configuration_error(
+    session: PlanSession, todo_session: PlanSession, send: RecordingSend
+) -> None:
+    with pytest.raises(ConfigurationError, match="does not take the dialect 'claude_todos'"):
+        PlanToolset(session, dialect="claude_todos")
+    with pytest.raises(ConfigurationError, match="does not take the dialect 'llm_plans'"):
+        PlanToolset(todo_session, dialect="llm_plans")
+    with pytest.raises(ConfigurationError, match="unknown dialect 'todos'"):
+        PlanToolset(todo_session, dialect="todos")
+    both = PlanSession(send, session_id="b", dialects=["llm_plans", "claude_todos"])
+    assert PlanToolset(both).dialect == "llm_plans"  # ours stays the default
+    assert PlanToolset(both, dialect="claude_todos").dialect == "claude_todos"

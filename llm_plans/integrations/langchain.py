@@ -22,6 +22,11 @@ Install with `pip install "llm-plans[langchain]"`.
   review), the previews of its calls that no tool ran are taken back; a call approved later
   applies when its tool runs, with the arguments it runs with.
 
+`dialect=`: whose plan tools the model is given. By default ours, or, for a session that does
+not take ours, the tools of the one dialect it takes; `plan_tools(session, dialect="codex")`
+gives Codex's `update_plan`. The session must take that dialect (`PlanSession(dialects=...)`),
+else `ConfigurationError`. Previews work for every dialect alike.
+
 The tools are async only: run the graph with `ainvoke` / `astream`.
 """
 
@@ -46,6 +51,7 @@ from pydantic import ConfigDict
 from .. import tools
 from .._session import PlanSession
 from ._calls import Calls, Run, shared_calls
+from ._dialect import dialect_for
 
 __all__ = ["PlanPreviews", "PlanTool", "plan_tools"]
 
@@ -92,16 +98,18 @@ class PlanTool(BaseTool):
         raise NotImplementedError("the plan tools are async: run the graph with ainvoke/astream")
 
 
-def plan_tools(session: PlanSession) -> list[BaseTool]:
-    """`create_plan`, `update_plan` and `remove_plan` as LangChain tools on `session`."""
+def plan_tools(session: PlanSession, *, dialect: str | None = None) -> list[BaseTool]:
+    """The plan tools of `dialect` (ours by default: `create_plan`, `update_plan` and
+    `remove_plan`) as LangChain tools on `session`."""
+    dialect, names = dialect_for(session, dialect)
     return [
         PlanTool(
             name=name,
-            description=tools.description(name),
-            args_schema=tools.schema(name, all_required=True),
+            description=tools.description(name, dialect=dialect),
+            args_schema=tools.schema(name, all_required=True, dialect=dialect),
             session=session,
         )
-        for name in tools.NAMES
+        for name in names
     ]
 
 

@@ -6,6 +6,10 @@ Install with `pip install "llm-plans[openai-agents]"`.
   schemas are llm_plans' strict schemas. The model's raw JSON reaches the session, so repairs
   apply; a rejected call returns llm_plans' rejection text as the tool output (function call
   outputs carry no error flag in this SDK) and never raises into the run.
+- `dialect=`: whose plan tools the model is given. By default ours, or, for a session that
+  does not take ours, the tools of the one dialect it takes; `plan_tools(session,
+  dialect="codex")` gives Codex's `update_plan`. The session must take that dialect
+  (`PlanSession(dialects=...)`), else `ConfigurationError`.
 - Live previews: feed the run's stream events to a `PlanPreviews` on the same session. Each
   call is applied once: the tool finishes the streamed call when its stream was seen (waiting
   briefly for a consumer that lags behind the run), and otherwise applies the call itself,
@@ -43,14 +47,17 @@ except ImportError as missing:  # the framework is an optional extra
 from .. import tools
 from .._session import PlanSession
 from ._calls import Calls, shared_calls
+from ._dialect import dialect_for
 
 __all__ = ["PlanPreviews", "plan_tools"]
 
 _FRAMEWORK = "openai-agents"
 
 
-def plan_tools(session: PlanSession) -> list[FunctionTool]:
-    """The three plan tools as strict `FunctionTool`s running on `session`."""
+def plan_tools(session: PlanSession, *, dialect: str | None = None) -> list[FunctionTool]:
+    """The plan tools of `dialect` (ours by default: `create_plan`, `update_plan` and
+    `remove_plan`) as strict `FunctionTool`s running on `session`."""
+    dialect, names = dialect_for(session, dialect)
     calls = shared_calls(session, _FRAMEWORK, lagging=True)
 
     async def invoke(context: ToolContext[Any], arguments: str) -> str:
@@ -60,12 +67,12 @@ def plan_tools(session: PlanSession) -> list[FunctionTool]:
     return [
         FunctionTool(
             name=name,
-            description=tools.description(name),
-            params_json_schema=tools.schema(name, all_required=True),
+            description=tools.description(name, dialect=dialect),
+            params_json_schema=tools.schema(name, all_required=True, dialect=dialect),
             on_invoke_tool=invoke,
             strict_json_schema=True,
         )
-        for name in tools.NAMES
+        for name in names
     ]
 
 

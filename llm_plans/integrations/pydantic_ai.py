@@ -10,6 +10,10 @@ Install with `pip install "llm-plans[pydantic-ai]"`.
   plan calls never end the run however many there are; bound a run with
   `UsageLimits(tool_calls_limit=...)` if you need to.
 - Plan tools are `sequential`: calls in one response apply in the order the model made them.
+- `dialect=`: whose plan tools the model is given. By default ours (`create_plan`,
+  `update_plan`, `remove_plan`), or, for a session that does not take ours, the tools of the
+  one dialect it takes; `PlanToolset(session, dialect="claude_todos")` gives `TodoWrite`. The
+  session must take that dialect (`PlanSession(dialects=...)`), else `ConfigurationError`.
 - Schemas are llm_plans' strict-valid ones (every field required, nulls allowed). `strict`
   is left to pydantic-ai (`None`): OpenAI models then send the tools strict, and Anthropic
   models non-strict, because the Anthropic SDK's strict-schema transform rejects nullable
@@ -46,6 +50,7 @@ except ImportError as missing:  # the framework is an optional extra
 from .. import tools
 from .._session import PlanSession
 from ._calls import Calls, Run
+from ._dialect import dialect_for
 
 __all__ = ["PlanToolset"]
 
@@ -75,15 +80,25 @@ class _Raw:
 
 
 class PlanToolset(AbstractToolset[Any]):
-    """`create_plan`, `update_plan` and `remove_plan` for a pydantic-ai agent, on one session.
+    """The plan tools of one dialect (ours by default: `create_plan`, `update_plan` and
+    `remove_plan`) for a pydantic-ai agent, on one session.
 
     Example:
         plans = PlanToolset(session)
         agent = Agent(model, toolsets=[plans], capabilities=[plans.previews()])
     """
 
-    def __init__(self, session: PlanSession, *, strict: bool | None = None, id: str | None = None):
+    def __init__(
+        self,
+        session: PlanSession,
+        *,
+        strict: bool | None = None,
+        id: str | None = None,
+        dialect: str | None = None,
+    ):
         self.session = session
+        self.dialect, self._names = dialect_for(session, dialect)
+        """The dialect whose tools the model is given."""
         self._strict = strict
         self._id = id
         self._calls = Calls(session)
@@ -130,15 +145,17 @@ class PlanToolset(AbstractToolset[Any]):
                 toolset=self,
                 tool_def=ToolDefinition(
                     name=name,
-                    description=tools.description(name),
-                    parameters_json_schema=tools.schema(name, all_required=True),
+                    description=tools.description(name, dialect=self.dialect),
+                    parameters_json_schema=tools.schema(
+                        name, all_required=True, dialect=self.dialect
+                    ),
                     strict=self._strict,
                     sequential=True,
                 ),
                 max_retries=0,  # never used: invalid calls are results, not retries
                 args_validator=_Raw(),
             )
-            for name in tools.NAMES
+            for name in self._names
         }
 
     async def call_tool(

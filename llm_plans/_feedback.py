@@ -136,7 +136,9 @@ def from_validation_error(
         elif kind in ("string_type", "string_unicode"):
             problems.append(Problem(path, "expected a string.", value))
         elif kind in ("list_type", "tuple_type"):
-            problems.append(Problem(path, "expected an array (or null).", value))
+            # Our arrays may be null; another dialect's (`nested` given) may not.
+            also = " (or null)" if nested is None else ""
+            problems.append(Problem(path, f"expected an array{also}.", value))
         elif kind in ("model_type", "dict_type", "model_attributes_type"):
             problems.append(Problem(path, "expected a JSON object.", value))
         else:

@@ -437,9 +437,9 @@ Fix the errors and call update_plan again.\
     assert f"- plan[0].step: {plans.limits.max_entry_chars + 1} characters" in result.content
     assert "- colour: " in (await plans.call("update_plan", {**CREATE, "colour": 1})).content
     # Our own arrays may be null; Codex's plan may not, and the problem does not say it may.
-    for sent in ("not a plan", None):
-        result = await plans.call("update_plan", {"plan": sent})
-        assert f"- plan: sent {json.dumps(sent)}; expected an array.\n" in result.content
+    for value in ("not a plan", None):
+        result = await plans.call("update_plan", {"plan": value})
+        assert f"- plan: sent {json.dumps(value)}; expected an array.\n" in result.content
     assert (plans.snapshot(), len(send.sent)) == (before, sent)
 
 

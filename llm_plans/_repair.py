@@ -26,6 +26,7 @@ _STATUS_SYNONYMS = {
     "done": "completed",
     "complete": "completed",
     "finished": "completed",
+    "closed": "completed",  # Gemini CLI's tracker: a model trained on it writes it in a list too
     "todo": "pending",
     "to_do": "pending",
     "not_started": "pending",

@@ -408,6 +408,13 @@ async def test_geminis_blocked_todo_is_pending_and_keeps_its_own_status() -> Non
     assert plans.plans["main"].entries[2].meta is None  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize(("sent", "stored"), [("done", "completed"), ("Closed", "completed")])
+async def test_status_words_of_other_trackers_are_taken(sent: str, stored: str) -> None:
+    plans, _ = session("write_todos")
+    assert (await plans.call("write_todos", {"todos": [gemini("Merge it", sent)]})).ok
+    assert plans.plans["main"].entries[0].status == stored  # type: ignore[union-attr]
+
+
 @pytest.mark.parametrize("sent", ["Blocked", " BLOCKED ", "blocked"])
 async def test_blocked_is_taken_in_any_case(sent: str) -> None:
     plans, _ = session("write_todos")

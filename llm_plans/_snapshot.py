@@ -18,7 +18,7 @@ from ._builder import Rules
 from ._errors import ConfigurationError
 from ._feedback import count, path_of
 from ._limits import Limits
-from ._models import Plan
+from ._models import ItemsPlan, Plan
 
 _PLAN: TypeAdapter[AnyPlan] = TypeAdapter(Plan)
 VERSION = 1
@@ -123,7 +123,7 @@ def load(snapshot: Mapping[str, Any], rules: Rules) -> tuple[Book, list[SkippedP
         except ValidationError as exc:
             skipped.append(SkippedPlan(index, _readable(_raw_id(raw)), _validation_reason(exc)))
             continue
-        outcome = apply(book, "create_plan", _as_call(plan), rules)
+        outcome = apply(book, "create_plan", _as_call(plan), _rules_for(plan, rules))
         if isinstance(outcome, Rejected):
             skipped.append(SkippedPlan(index, _readable(plan.id), _reason(outcome)))
             continue
@@ -169,6 +169,14 @@ def _oversized(raw: object, limits: Limits) -> str | None:
     if isinstance(entries, list) and len(entries) > limits.max_entries:
         return f"entries: {len(entries)} steps; at most {limits.max_entries} are accepted."
     return None
+
+
+def _rules_for(plan: AnyPlan, rules: Rules) -> Rules:
+    # A session with list dialects holds empty lists: its own, and those written apart from
+    # it (`call(list_id=...)`, a subagent's); each restores as the list it was.
+    if rules.list_id is None or not isinstance(plan, ItemsPlan) or plan.entries:
+        return rules
+    return dataclasses.replace(rules, list_id=plan.id)
 
 
 def _raw_id(raw: object) -> object:

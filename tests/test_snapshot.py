@@ -529,3 +529,19 @@ def test_a_skipped_plan_names_the_field_that_failed() -> None:
     session = PlanSession(RecordingSend(), session_id="s")
     [skipped] = session.restore({"version": 1, "next_number": 1, "plans": [plan]}, partial=True)
     assert skipped.reason.startswith("items.entries[1].content: Field required")
+
+
+async def test_empty_lists_restore_where_list_dialects_are_on() -> None:
+    """A session with list dialects holds empty lists (its own, and one written apart with
+    `call(list_id=...)`); its snapshot restores them. Ours alone never holds one: skipped."""
+    lists = PlanSession(RecordingSend(), session_id="s", dialects=["claude_todos"])
+    assert (await lists.call("TodoWrite", {"todos": []})).ok
+    assert (await lists.call("TodoWrite", {"todos": []}, list_id="sub-1")).ok
+    snapshot = lists.snapshot()
+    again = PlanSession(RecordingSend(), session_id="s", dialects=["claude_todos"])
+    assert again.restore(snapshot) == []
+    assert again.snapshot() == snapshot
+    ours = PlanSession(RecordingSend(), session_id="s")
+    skipped = ours.restore(snapshot, partial=True)
+    assert [s.id for s in skipped] == ["main", "sub-1"]
+    assert dict(ours.plans) == {}

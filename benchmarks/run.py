@@ -1,6 +1,7 @@
 """Benchmarks: every timed figure is a median ratio over rounds interleaved with its baseline.
 
-    python benchmarks/run.py [--quick] [--sections abcdefgh] [--out results.json]
+    python benchmarks/run.py [--quick] [--sections abcdefghi] [--out results.json]
+    python benchmarks/run.py --sections i --update   # refresh exact (untimed) sections only
 
 A full run writes its figures and the machine's description to benchmarks/results.json;
 benchmarks/tables.py renders them into docs/benchmarks.md and benchmarks/README.md.
@@ -13,7 +14,8 @@ d. bytes of the results the model reads back;
 e. streaming, fed back to back and at a live 50 tokens/s on a virtual clock (see streaming.py);
 f. legacy form: one step's update with a 1 MB file plan active, against a 10-line file plan;
 g. end to end: plan updates per second over a real stdio pipe, against raw SDK updates;
-h. tool definition bytes and tokens per provider format, and the system prompt's.
+h. tool definition bytes and tokens per provider format, and the system prompt's;
+i. per dialect: definition bytes and tokens, and the bytes a model writes to move a plan on.
 
 Only PlanSession's public API is used, so the figures stay comparable as the core changes.
 Timing method: benchmarks/timing.py.
@@ -42,6 +44,7 @@ from acp.schema import (
     SessionNotification,
     TextContentBlock,
 )
+from dialects import definition_header, definition_rows, written_header, written_rows
 from streaming import adapter_rows, budget_rows, stream_rows
 from timing import Ratio, Timings, compare, table, us
 from workload import CAPS, STEP, DumpingSend, compact, entries, strict_changes, strict_update
@@ -544,6 +547,44 @@ def section_h() -> None:
     )
 
 
+# ---- i: dialects (dialects.py) --------------------------------------------------------------
+
+
+def section_i() -> None:
+    label, encoding = token_counter()
+
+    def count(text: str) -> str:
+        return str(len(encoding.encode(text))) if encoding is not None else "-"
+
+    report(
+        "i1",
+        "Each dialect's tool definitions and system prompt, bytes / tokens "
+        f"(compact JSON; {label})",
+        definition_header(),
+        definition_rows(count),
+    )
+    report(
+        "i2",
+        "Bytes a model writes to move a plan on, per dialect (strict form, compact JSON; "
+        "every call applied by a session of that dialect)",
+        written_header(),
+        written_rows(),
+    )
+
+
+# Sections whose figures are exact (bytes, tokens): `--update` may refresh them alone in a
+# results file of a full run, since no timing of theirs could disagree with the others'.
+EXACT = frozenset("cdhi")
+
+
+def updated(results: dict[str, Any], tables: list[dict[str, Any]]) -> dict[str, Any]:
+    """`results` with `tables` in place of those of the same keys (new ones in section order)."""
+    fresh = {t["key"]: t for t in tables}
+    kept = [fresh.pop(t["key"], t) for t in results["tables"]]
+    ordered = sorted([*kept, *fresh.values()], key=lambda t: t["key"][0])  # stable: a, a2, b
+    return {**results, "tables": ordered}
+
+
 def machine() -> str:
     cpu = platform.processor() or platform.machine()
     try:
@@ -562,7 +603,13 @@ def machine() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="few rounds (a smoke test)")
-    parser.add_argument("--sections", default="abcdefgh", help="which sections to run")
+    parser.add_argument("--sections", default="abcdefghi", help="which sections to run")
+    parser.add_argument(
+        "--update",
+        action="store_true",
+        help="replace only these sections' tables in the results file (default "
+        f"{RESULTS.name}); for the exact sections {''.join(sorted(EXACT))} alone",
+    )
     parser.add_argument(
         "--out",
         type=Path,
@@ -571,6 +618,8 @@ def main() -> None:
         "section; a quick or partial run writes none unless asked)",
     )
     args = parser.parse_args()
+    if args.update and not set(args.sections) <= EXACT:
+        parser.error(f"--update refreshes exact sections only ({''.join(sorted(EXACT))})")
     rounds = 3 if args.quick else 21
     print(f"llm_plans benchmarks on {machine()}; {rounds} interleaved rounds per ratio")
     load = os.getloadavg()[0]  # one-minute load: other work on the machine moves the µs
@@ -588,8 +637,16 @@ def main() -> None:
         section_g(args.quick, 2 if args.quick else 6)
     if "h" in args.sections:
         section_h()
+    if "i" in args.sections:
+        section_i()
     out = args.out
-    if out is None and not args.quick and set(args.sections) >= set("abcdefgh"):
+    if args.update:
+        out = out or RESULTS
+        results = updated(json.loads(out.read_text("utf-8")), TABLES)
+        out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", "utf-8")
+        print(f"\nUpdated {out}; python benchmarks/tables.py puts its tables into the docs.")
+        return
+    if out is None and not args.quick and set(args.sections) >= set("abcdefghi"):
         out = RESULTS
     if out is not None:
         results = {

@@ -115,3 +115,55 @@ def test_the_docs_prose_agrees_with_the_results() -> None:
         if small[0] == large[0]:
             assert int(large[2]) <= int(small[2])
             assert float(large[5].rstrip("x")) >= float(small[5].rstrip("x"))
+
+
+def test_the_dialect_tables_are_reproduced_exactly_by_an_update(tmp_path: Path) -> None:
+    """Section i's figures are exact: refreshing them alone (`--update`) in a copy of the
+    published results changes nothing, so the published ones are today's. When a dialect's
+    definition, description or system prompt changes, run
+    `python benchmarks/run.py --sections i --update && python benchmarks/tables.py`."""
+    copy = tmp_path / "results.json"
+    published = json.loads(RESULTS.read_text("utf-8"))
+    stale = {**published, "tables": [t for t in published["tables"] if t["key"][0] != "i"]}
+    copy.write_text(json.dumps(stale), "utf-8")
+    subprocess.run(
+        [sys.executable, str(SCRIPT), "--sections", "i", "--update", "--out", str(copy)],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    assert json.loads(copy.read_text("utf-8")) == published
+
+
+def test_update_refreshes_exact_sections_only(tmp_path: Path) -> None:
+    copy = tmp_path / "results.json"
+    copy.write_bytes(RESULTS.read_bytes())
+    refused = subprocess.run(
+        [sys.executable, str(SCRIPT), "--sections", "ai", "--update", "--out", str(copy)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert refused.returncode == 2
+    assert "exact sections only" in refused.stderr
+    assert copy.read_bytes() == RESULTS.read_bytes()
+
+
+def test_the_dialect_tables_say_what_the_docs_claim() -> None:
+    """Incremental dialects write the same bytes at any length, full replacements grow with
+    the plan; every dialect's definitions fit the byte budget of ours."""
+    by_key = {t["key"]: t for t in json.loads(RESULTS.read_text("utf-8"))["tables"]}
+    definitions, written = by_key["i1"], by_key["i2"]
+    from llm_plans._dialects import NAMES
+
+    assert [row[0] for row in definitions["rows"]] == list(NAMES)
+    assert [row[0] for row in written["rows"]] == list(NAMES)
+    for row in definitions["rows"]:
+        assert all(int(cell.split(" / ")[0]) <= 3000 for cell in row[2:6])
+    sizes = {row[0]: [int(c) for c in row[2:5]] for row in written["rows"]}
+    for dialect in ("llm_plans", "claude_tasks", "cursor"):
+        assert len(set(sizes[dialect])) == 1, dialect  # by step number or id: any length
+    for dialect in ("claude_todos", "codex", "write_todos"):
+        small, medium, large = sizes[dialect]
+        assert small < medium < large, dialect  # the whole list every time
+        assert large > 10 * max(sizes["llm_plans"]), dialect

@@ -128,7 +128,8 @@ def _check(
             problems.append(
                 Problem(
                     f"todos[{index}].content",
-                    f'required: the list has no todo with id "{todo_id}", so this one is new.',
+                    f"required: the list has no todo with id {_feedback.shown(todo_id)}, so "
+                    "this one is new.",
                 )
             )
     if problems:

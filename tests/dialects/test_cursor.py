@@ -547,6 +547,21 @@ Fix the errors and call todo_write again.\
     assert (plans.snapshot(), len(send.sent)) == (before, sent)
 
 
+async def test_a_chat_completions_call_with_a_prefixed_name_reaches_the_list() -> None:
+    """Cursor's models call through OpenAI-compatible chat APIs; an MCP host prefixes names."""
+    plans, _ = session("cursor")
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "mcp__plans__todo_write", "arguments": json.dumps(CREATE)},
+    }
+    output = await plans.handle(call)
+    assert output is not None
+    assert output["tool_call_id"] == "call_1"
+    assert output["content"].startswith("Updated the todo list (4 items)")
+    assert listed(plans)[0] == ("Find where sessions expire", "in_progress", "1")
+
+
 @settings(max_examples=60)
 @given(data=st.data())
 def test_streamed_calls_end_as_the_same_call_sent_whole(data: st.DataObject) -> None:

@@ -21,8 +21,8 @@ def acp_send(conn: Any, *, validate: bool = False) -> Send:
     and the v2 forms' `cancelled` steps (re-modelled as v1 they would be refused).
 
     Example:
-        caps = recorder.capabilities  # see ClientCapabilitiesRecorder
-        session = PlanSession(acp_send(conn), session_id=sid, client_capabilities=caps)
+        # recorder: a ClientCapabilitiesRecorder observing the connection
+        session = PlanSession(acp_send(conn), session_id=sid, client_capabilities=recorder)
     """
     session_update = getattr(conn, "session_update", None)
     if not callable(session_update):

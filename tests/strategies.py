@@ -23,7 +23,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-STATUSES = ("pending", "in_progress", "completed")
+STATUSES = ("pending", "in_progress", "completed", "cancelled")
 PRIORITIES = ("high", "medium", "low")
 KINDS = ("items", "markdown", "file")
 # A small pool so creates collide with existing plans and with generated ids.
@@ -167,6 +167,7 @@ STATUS_MISTAKES = {
     "pending": ["Pending", "TODO", "todo", "not started", "Not-Started", "open"],
     "in_progress": ["In Progress", "in-progress", "IN_PROGRESS", "wip", "doing", "InProgress"],
     "completed": ["Completed", "DONE", "done", "finished", " complete "],
+    "cancelled": ["Cancelled", "canceled", "CANCELLED", "skipped"],
 }
 PRIORITY_MISTAKES = {
     "high": ["HIGH", "High"],

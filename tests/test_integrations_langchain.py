@@ -21,6 +21,7 @@ from langgraph.prebuilt import ToolNode, tools_condition
 from pydantic import Field
 
 from llm_plans import ConfigurationError, PlanSession, tools
+from llm_plans._dialects import NAMES
 from llm_plans.integrations.langchain import PlanPreviews, plan_tools
 from llm_plans.testing import RecordingSend
 
@@ -394,3 +395,11 @@ def test_a_dialect_the_session_does_not_take_is_a_configuration_error(
     both = PlanSession(send, session_id="b", dialects=["llm_plans", "claude_todos"])
     assert [t.name for t in plan_tools(both)] == list(tools.NAMES)  # ours stays the default
     assert [t.name for t in plan_tools(both, dialect="claude_todos")] == ["TodoWrite"]
+
+
+@pytest.mark.parametrize("dialect", NAMES)
+def test_every_dialect_binds_as_its_strict_definitions(send: RecordingSend, dialect: str) -> None:
+    session = PlanSession(send, session_id="s", dialects=[dialect])
+    model = ScriptedChatModel(turns=[])
+    model.bind_tools(plan_tools(session, dialect=dialect), strict=True)
+    assert model.bound == tools.openai_chat(dialect=dialect)

@@ -18,6 +18,7 @@ from integration_pipe import run_example
 from wire import Recorder, chat_stream, openai_client, responses_response, responses_stream, sse
 
 from llm_plans import ConfigurationError, PlanSession, tools
+from llm_plans._dialects import NAMES
 from llm_plans.integrations.openai_agents import PlanPreviews, plan_tools
 from llm_plans.testing import RecordingSend
 
@@ -327,3 +328,14 @@ def test_a_dialect_the_session_does_not_take_is_a_configuration_error(
     both = PlanSession(send, session_id="b", dialects=["llm_plans", "claude_todos"])
     assert [t.name for t in plan_tools(both)] == list(tools.NAMES)  # ours stays the default
     assert [t.name for t in plan_tools(both, dialect="claude_todos")] == ["TodoWrite"]
+
+
+@pytest.mark.parametrize("dialect", NAMES)
+async def test_every_dialect_goes_out_as_its_strict_definitions(
+    send: RecordingSend, dialect: str
+) -> None:
+    # The SDK checks strict schemas itself before a request: each dialect's must pass.
+    session = PlanSession(send, session_id="s", dialects=[dialect])
+    http = Recorder(text_response("Hi."))
+    await Runner.run(agent(session, http), "hi", run_config=NO_TRACES)
+    assert http.requests[0]["tools"] == tools.openai_responses(dialect=dialect)

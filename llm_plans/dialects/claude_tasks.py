@@ -297,7 +297,9 @@ def _metadata(call: Call, metadata: dict[str, Any], problems: list[Problem]) -> 
 
 def _text(value: str | None) -> str | None:
     """A text field as kept: stripped, and None (not kept) when empty."""
-    return value.strip() or None if value is not None else None
+    if value is None:
+        return None
+    return value.strip() or None
 
 
 def _written(call: Call, tool: str, entries: list[Json], last: int, say: Any) -> Applied:

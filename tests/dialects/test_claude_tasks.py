@@ -16,6 +16,7 @@ from inline_snapshot import snapshot
 from spec_shapes import check
 
 from llm_plans import Limits, PlanSession, ToolResult, tools
+from llm_plans._feedback import MAX_REJECTION_BYTES
 from llm_plans.testing import RecordingSend
 
 CAPS = {"schema": {"plan": {}}, "legacy": {}}
@@ -1080,6 +1081,39 @@ async def test_a_full_list_refuses_a_task_and_says_how_to_make_room() -> None:
     )
     await run(plans, [update("1", status="deleted")])
     assert (await plans.call("TaskCreate", {"subject": "C", "description": ""})).ok
+
+
+async def test_huge_arguments_get_a_bounded_answer_and_change_nothing() -> None:
+    plans, send = session()
+    await run(plans, [create("A"), create("B")])
+    before, sent = plans.snapshot(), len(send.sent)
+    ghosts = [str(n) for n in range(3, 40_000)]  # under the 512 KB bound on arguments
+    for tool, args, line in [
+        ("TaskUpdate", {"taskId": "1", "addBlocks": ghosts}, '- addBlocks[0]: sent "3"; no task'),
+        (
+            "TaskUpdate",
+            {"taskId": "1", "addBlockedBy": ["2"] * 50_000 + ["1"]},
+            "- addBlockedBy[50000]",
+        ),
+        ("TaskCreate", {"subject": "x" * 600_000, "description": ""}, "- the arguments are"),
+    ]:
+        result = await plans.call(tool, args)
+        assert not result.ok
+        assert result.content.split("\n")[1].startswith(line), result.content
+        assert len(result.content.encode()) <= MAX_REJECTION_BYTES
+        assert (plans.snapshot(), len(send.sent)) == (before, sent)
+    # The same ids many times over are one link.
+    await run(plans, [update("1", addBlockedBy=["2"] * 50_000)])
+    assert plans.snapshot()["plans"][0]["entries"][0]["_meta"]["llm_plans"]["blockedBy"] == ["2"]
+
+
+async def test_a_session_out_of_numbers_says_so() -> None:
+    plans, _ = session()
+    plans.restore({"version": 1, "next_number": 1, "last_task": 10**64 - 1, "plans": []})
+    result = await plans.call("TaskCreate", {"subject": "A", "description": ""})
+    assert not result.ok
+    assert "every task number below 10**64 has been issued in this session." in result.content
+    assert plans.plans == {}
 
 
 async def test_metadata_merges_and_null_removes_a_key() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import dialect_calls
 import jsonschema
 import pytest
 from anthropic.types import ToolParam
@@ -710,3 +711,37 @@ def test_every_dialect_has_guidance_for_its_own_tools(dialect: str) -> None:
     )
     assert not {n for n in others if f"`{n}`" in text}  # no other dialect's tool named
     assert "in progress" in text or "in_progress" in text
+
+
+# ---- what the models trained on a dialect send, its definition describes -----------------------
+
+
+def _adapter_only(dialect: str, sent: Any) -> bool:
+    """Calls the adapter takes beyond the trained shape (so beyond the definition): a Cursor
+    merge that leaves out an existing todo's `content`."""
+    arguments = sent.arguments
+    return (
+        dialect == "cursor"
+        and arguments.get("merge") is True
+        and any("content" not in todo for todo in arguments.get("todos", []))
+    )
+
+
+@pytest.mark.parametrize("dialect", dialect_calls.covered())
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_the_trained_shape_fits_the_definition(dialect: str, data: st.DataObject) -> None:
+    """A call in the shape the models were trained on (written from the peers' own
+    definitions) is valid against our definition of it, as each provider sends it
+    non-strict, and the definition's model accepts it: the model is told no other shape
+    than the one it knows. Fields the definitions leave out on purpose (Claude's free-form
+    `metadata`, which no strict schema can describe) are taken by the definition's model
+    all the same."""
+    sent = data.draw(dialect_calls.valid(dialect, ("1", "2", "3")))
+    if _adapter_only(dialect, sent):
+        return
+    (tool,) = (t for t in DIALECTS[dialect].tools if t.name == sent.tool)
+    tool.definition.model_validate_json(json.dumps(sent.arguments))
+    schema = tools.schema(sent.tool, dialect=dialect)
+    visible = {k: v for k, v in sent.arguments.items() if k in schema["properties"]}
+    jsonschema.validate(visible, schema)

@@ -47,7 +47,7 @@ class UpdatePlanArgs(BaseModel):
 
     model_config = _FORBID
 
-    explanation: str | None = Field(description="Why the plan changed, when it did.")
+    explanation: str | None = Field(None, description="Why the plan changed, when it did.")
     plan: list[PlanItem] = Field(description="The whole plan, in order.")
 
 

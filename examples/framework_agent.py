@@ -44,6 +44,9 @@ State = TypeVar("State")
 class FrameworkAgent(Generic[State]):
     """An ACP agent with a `PlanSession` per ACP session; subclasses run the model."""
 
+    dialects: tuple[str, ...] = ("llm_plans",)
+    """The plan tools its sessions take (`PlanSession(dialects=...)`)."""
+
     def __init__(self) -> None:
         self.recorder = ClientCapabilitiesRecorder()  # keeps planCapabilities, unknown to acp
         self._conn: Any = None
@@ -72,6 +75,7 @@ class FrameworkAgent(Generic[State]):
             session_id=session_id,
             client_capabilities=self.recorder.capabilities,
             workspace=cwd,
+            dialects=self.dialects,
         )
         self._sessions[session_id] = self.start(session, cwd)
         return NewSessionResponse(session_id=session_id)

@@ -37,10 +37,14 @@ class PipeClient:
 
 
 async def run_example(
-    name: str, caps: dict[str, Any], text: str = "fix the parser", env: dict[str, str] | None = None
+    name: str,
+    caps: dict[str, Any],
+    text: str = "fix the parser",
+    env: dict[str, str] | None = None,
+    client: PipeClient | None = None,
 ) -> tuple[PipeClient, str]:
     """One session and one prompt to `examples/<name>.py`; the client and the stop reason."""
-    client = PipeClient()
+    client = client or PipeClient()
     async with acp.spawn_agent_process(
         client,
         sys.executable,

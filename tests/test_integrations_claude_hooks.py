@@ -10,16 +10,22 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import logging
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
+from acp.schema import AllowedOutcome, RequestPermissionResponse
+from anthropic_server import ScriptedAPI, Step, serving, text_stream
 from client_view import ClientView, as_shown, check_compliant
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+from integration_pipe import PipeClient, run_example
+from wire import message_stream
 
 from llm_plans import ConfigurationError, MarkdownPlan, PlanSession
 from llm_plans.integrations.claude_agent_sdk import plan_hooks
@@ -661,3 +667,171 @@ class MirrorMachine(RuleBasedStateMachine):
 
 
 TestMirror = MirrorMachine.TestCase
+
+
+# ---- the real Claude Code -------------------------------------------------------------------
+
+SUBAGENT_MARK = "SUBAGENT:"
+PLAN_V1 = "# Plan\n\n1. Rewrite the parser"
+PLAN_V2 = "# Plan\n\n1. Reproduce the bug\n2. Fix the tokenizer"
+_PLAN_FILE = re.compile(r"(/[^\"\s\\]*/\.claude/plans/[A-Za-z0-9_.-]+\.md)")
+
+
+class ClaudeCodeScript(ScriptedAPI):
+    """The main conversation's steps, by its tool results so far; a subagent's conversation
+    (its prompt carries `SUBAGENT_MARK`) gets steps of its own. Plan mode's plan file path,
+    which Claude Code tells the model in a reminder, is read from the requests."""
+
+    def __init__(self) -> None:
+        super().__init__("ExitPlanMode", [])
+        self.plan_file: str | None = None
+        self.main: list[dict[str, Any]] = []
+        self.sub: list[dict[str, Any]] = []
+
+    def script(self) -> list[Step]:
+        def write(content: str) -> Step:
+            given = {"file_path": self.plan_file, "content": content}
+            return [(f"toolu_w{len(content)}", "Write", json.dumps(given))]
+
+        def call(use_id: str, tool: str, given: dict[str, Any]) -> Step:
+            return [(use_id, tool, json.dumps(given))]
+
+        return [
+            write(PLAN_V1),
+            call("toolu_p1", "ExitPlanMode", {}),  # declined by the client
+            write(PLAN_V2),
+            call("toolu_p2", "ExitPlanMode", {}),  # approved
+            call("toolu_c1", "TaskCreate", {"subject": "Reproduce", "description": "Run it"}),
+            call("toolu_c2", "TaskCreate", {"subject": "Fix the tokenizer", "description": "x"}),
+            call("toolu_u1", "TaskUpdate", {"taskId": "1", "status": "in_progress"}),
+            call(
+                "toolu_a1",
+                "Agent",
+                {
+                    "description": "Explore",
+                    "prompt": f"{SUBAGENT_MARK} explore the parser",
+                    "subagent_type": "general-purpose",
+                    "run_in_background": False,  # its run ends before the main one goes on
+                },
+            ),
+            call("toolu_u2", "TaskUpdate", {"taskId": "1", "status": "completed"}),
+            call("toolu_l1", "TaskList", {}),
+            "Fixed.",
+        ]
+
+    def answer(self, body: dict[str, Any]) -> bytes:
+        text = json.dumps(body)
+        found = _PLAN_FILE.search(text)
+        if found and self.plan_file is None:
+            self.plan_file = found.group(1)
+        messages = body.get("messages", [])
+        done = sum(
+            block.get("type") == "tool_result"
+            for m in messages
+            if isinstance(m.get("content"), list)
+            for block in m["content"]
+        )
+        if messages and SUBAGENT_MARK in json.dumps(messages[0]):
+            self.sub.append(body)
+            sub_steps: list[Step] = [
+                [("toolu_s1", "TaskCreate", json.dumps({"subject": "Read", "description": "r"}))],
+                "Explored.",
+            ]
+            step = sub_steps[min(done, 1)]
+        elif "TaskCreate" in [t.get("name") for t in body.get("tools", [])]:
+            self.main.append(body)
+            steps = self.script()
+            step = steps[min(done, len(steps) - 1)]
+        else:
+            return text_stream("ok")  # Claude Code's own side requests
+        return text_stream(step) if isinstance(step, str) else message_stream(step)
+
+
+class ApprovingClient(PipeClient):
+    """An ACP client that declines the first plan approval and allows everything else."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[Any] = []
+
+    async def request_permission(self, **kwargs: Any) -> Any:
+        tool_call = kwargs["tool_call"]
+        self.asked.append(tool_call)
+        plans = [t for t in self.asked if "plan" in (t.title or "").lower()]
+        declined = plans and plans[0] is tool_call
+        choice = "reject" if declined else "allow"
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=choice)
+        )
+
+
+@pytest.mark.parametrize("caps", [{"plan": {}}, {}])
+async def test_the_bundled_claude_code_with_tasks_a_subagent_and_a_plan(
+    caps: dict[str, Any], tmp_path: Path
+) -> None:
+    api = ClaudeCodeScript()
+    client = ApprovingClient()
+    env = {
+        "ANTHROPIC_BASE_URL": "",
+        "ANTHROPIC_API_KEY": "test-key",
+        "HOME": str(tmp_path),
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "ENABLE_TOOL_SEARCH": "false",  # every tool offered up front, as the script calls them
+        "CLAUDE_PERMISSION_MODE": "plan",
+    }
+    with serving(api) as base_url:
+        env["ANTHROPIC_BASE_URL"] = base_url
+        client, stop = await run_example("claude_hooks_agent", caps, env=env, client=client)
+    assert stop == "end_turn"
+    assert api.plan_file is not None, "Claude Code did not name its plan file"
+    # What Claude Code really offers in an SDK session: its task tools, not TodoWrite (to a
+    # subagent run in the foreground too).
+    offered = {t["name"] for t in api.main[0]["tools"]}
+    assert {"TaskCreate", "TaskUpdate", "TaskList", "TaskGet"} <= offered
+    assert "TodoWrite" not in offered
+    assert "TaskCreate" in {t["name"] for t in api.sub[0]["tools"]}
+    form = "schema" if caps else "legacy"
+    plans = [u for u in client.updates if u["sessionUpdate"].startswith("plan")]
+    for params in client.raw:
+        if params["update"]["sessionUpdate"].startswith("plan"):
+            check_compliant(form, params)
+    if not caps:
+        # The legacy list: the approved plan's lines, then the tasks.
+        assert [e["content"] for e in plans[-1]["entries"]] == [
+            "Reproduce the bug",
+            "Fix the tokenizer",
+            "Reproduce",
+            "Fix the tokenizer",
+            "Read",
+        ]
+        return
+    # The subagent's task went to a plan of its own (with Claude Code's shared numbering),
+    # never the main list, and the plan went when the subagent stopped.
+    [mine] = {u["planId"] for u in plans if u["sessionUpdate"] == "plan_removed"}
+    assert mine.startswith("agent-")
+    shown = [u for u in plans if u.get("plan", {}).get("planId") == mine]
+    assert [e["content"] for e in shown[0]["plan"]["entries"]] == ["Read"]
+    assert shown[0]["plan"]["entries"][0]["_meta"]["llm_plans"]["taskId"] == "3"
+    removed = plans.index({"sessionUpdate": "plan_removed", "planId": mine})
+    before = [u for u in plans[:removed] if u.get("plan", {}).get("planId") == "main"]
+    assert all(e["content"] != "Read" for u in before for e in u["plan"]["entries"])
+    view = ClientView(form).apply_all(plans)
+    assert view.plans["plan-mode"] == {
+        "planId": "plan-mode",
+        "type": "markdown",
+        "content": PLAN_V2,
+    }
+    # The main TaskList resynced the list with Claude Code's: the task the stopped subagent
+    # left in the shared list is the main list's now.
+    main = view.plans["main"]["entries"]
+    assert [(e["content"], e["status"]) for e in main] == [
+        ("Reproduce", "completed"),
+        ("Fix the tokenizer", "pending"),
+        ("Read", "pending"),
+    ]
+    assert [e["_meta"]["llm_plans"]["taskId"] for e in main] == ["1", "2", "3"]
+    assert set(view.plans) == {"plan-mode", "main"}
+    # The declined plan never reached the client.
+    assert PLAN_V1 not in json.dumps(client.updates)
+    assert [t.raw_input["plan"] for t in client.asked] == [PLAN_V1, PLAN_V2]

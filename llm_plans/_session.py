@@ -176,13 +176,14 @@ class PlanSession:
         """
         tool = self._names.resolve(name)
         rules = self._rules
-        if list_id is not None and rules.list_id is not None:
+        if list_id is not None:
             if not isinstance(list_id, str) or check_id(list_id, rules.limits):
                 raise ConfigurationError(
                     f"list_id must be a plan id (short text without control characters); "
                     f"got {list_id!r}"
                 )
-            rules = replace(rules, list_id=list_id)
+            if isinstance(tool, DialectTool):  # ours keep their rules (no empty plan "y")
+                rules = replace(rules, list_id=list_id)
         async with self._lock.held():
             if tool is None:
                 # Ours too when the session does not take them: the last line names its tools.

@@ -243,6 +243,23 @@ def test_a_session_with_only_todo_write_mirrors_only_it(send: RecordingSend) -> 
     assert hooks["PostToolUse"][0].matcher == "TodoWrite|ExitPlanMode"
 
 
+async def test_a_call_can_write_another_list_than_the_sessions(session: PlanSession) -> None:
+    # What the hooks write a subagent's list with: the dialect's own call, another list.
+    todos = {"todos": [{"content": "A", "status": "pending", "activeForm": "Doing A"}]}
+    assert (await session.call("TodoWrite", todos, list_id="agent-x")).ok
+    assert list(session.plans) == ["agent-x"]
+    assert session.list_id == "main"
+    # Ours ignore it; a list id that is no plan id is the caller's mistake.
+    await session.call("create_plan", {"type": "items", "entries": [{"content": "B"}]}, list_id="y")
+    assert list(session.plans) == ["agent-x", "plan-1"]
+    empty = {"type": "items", "id": "y", "entries": []}
+    assert not (await session.call("create_plan", empty, list_id="y")).ok
+    for bad in ("", " x", "a\nb", "x" * 65):
+        with pytest.raises(ConfigurationError, match="list_id"):
+            await session.call("TodoWrite", todos, list_id=bad)
+    assert PlanSession(RecordingSend(), session_id="s").list_id is None
+
+
 # ---- the task tools -------------------------------------------------------------------------
 
 

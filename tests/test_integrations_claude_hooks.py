@@ -466,6 +466,16 @@ async def test_hostile_hook_input_never_raises_and_keeps_the_session_sound(
     shown_to_client(session, send)
 
 
+async def test_a_hook_given_no_dict_answers_and_changes_nothing(session: PlanSession) -> None:
+    hooks = plan_hooks(session)
+    for matchers in hooks.values():
+        for matcher in matchers:
+            for hook in matcher.hooks:
+                for data in (None, [], "PostToolUse", {"hook_event_name": "PostToolUse"}):
+                    assert await hook(data, None, {"signal": None}) == {}  # type: ignore[arg-type]
+    assert session.plans == {}
+
+
 # ---- TodoWrite ------------------------------------------------------------------------------
 
 

@@ -41,7 +41,7 @@ import hashlib
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, cast
+from typing import Any
 
 try:
     from claude_agent_sdk import HookContext, HookMatcher
@@ -105,11 +105,14 @@ def _hook(handle: Callable[[Mapping[str, Any]], Awaitable[None]]) -> Hook:
     async def hook(
         data: HookInput, tool_use_id: str | None, context: HookContext
     ) -> HookJSONOutput:
+        given: Any = data
+        if not isinstance(given, Mapping):
+            return {}
         try:
-            await handle(cast(Mapping[str, Any], data))
+            await handle(given)
         except Exception:
             # A mirror never stops Claude Code: the next TaskList resyncs what was missed.
-            _logger.exception("plan_hooks: mirroring %s failed", data.get("hook_event_name"))
+            _logger.exception("plan_hooks: mirroring %s failed", given.get("hook_event_name"))
         return {}
 
     return hook

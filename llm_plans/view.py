@@ -25,7 +25,7 @@ from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.text import Text
 
-_ICONS = {"completed": "✔", "in_progress": "▶", "pending": "○"}
+_ICONS = {"completed": "✔", "in_progress": "▶", "pending": "○", "cancelled": "✘"}
 _DROPPED_ICON = "✗"
 _LEGACY_ID = "plan"
 # Long enough to notice at a glance while the agent keeps working, short enough that the
@@ -52,9 +52,9 @@ class ShownPlan:
 
     @property
     def progress(self) -> str:
-        """Steps completed out of all, as `2/5`."""
-        done = sum(1 for e in self.entries if e.get("status") == "completed")
-        return f"{done}/{len(self.entries)}"
+        """Steps completed out of all not cancelled, as `2/5`."""
+        statuses = [e.get("status") for e in self.entries]
+        return f"{statuses.count('completed')}/{len(statuses) - statuses.count('cancelled')}"
 
     def settled(self) -> ShownPlan:
         """The same plan without its change marks."""
@@ -186,7 +186,9 @@ def entry_line(entry: Mapping[str, Any], *, new: bool = False) -> Text:
     status = str(entry.get("status", "pending"))
     priority = str(entry.get("priority", "medium"))
     line = Text(f"{_ICONS.get(status, '?')} ")
-    style = {"completed": "dim strike", "in_progress": "bold yellow"}.get(status, "")
+    style = {"completed": "dim strike", "in_progress": "bold yellow", "cancelled": "dim"}.get(
+        status, ""
+    )
     line.append(str(entry.get("content", "")), style=style)
     if priority != "medium":
         line.append(f"  [{priority}]", style="red" if priority == "high" else "dim")

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
-from llm_plans.view import MARK_SECONDS, PlanBoard, ShownPlan, plain
+from llm_plans.view import MARK_SECONDS, PlanBoard, ShownPlan, entry_line, plain
 
 ENTRIES = [
     {"content": "Read", "priority": "high", "status": "completed"},
@@ -182,3 +182,24 @@ def test_ids_and_step_texts_are_shown_literally(plan_id: str, content: str, kind
     board.apply({"sessionUpdate": "plan_removed", "id": plan_id})
     console.print(board.render())
     assert f"{plan_id} · " in console.export_text()
+
+
+def test_a_cancelled_step_has_its_own_mark_and_leaves_the_count() -> None:
+    """v2 sends `cancelled` as a status: neither done nor to do."""
+    update = {
+        "sessionUpdate": "plan_update",
+        "plan": {
+            "type": "items",
+            "planId": "p",
+            "entries": [
+                {"content": "Write", "priority": "medium", "status": "completed"},
+                {"content": "Skip", "priority": "medium", "status": "cancelled"},
+                {"content": "Ship", "priority": "medium", "status": "pending"},
+            ],
+        },
+    }
+    board = PlanBoard()
+    board.apply({"sessionId": "s", "update": update})
+    [plan] = board.shown()
+    assert plan.progress == "1/2"
+    assert entry_line(plan.entries[1]).plain == "✘ Skip"

@@ -471,6 +471,7 @@ class TaskRow:
     """One task as the task tools' results show it."""
 
     number: str
+    """Empty for an item another tool wrote, not yet numbered."""
     status: str
     subject: str
     owner: str | None = None
@@ -577,7 +578,8 @@ def task_updated(number: str, changed: list[str], tasks: list[TaskRow], *, disci
 
 
 def task_list(tasks: list[TaskRow]) -> str:
-    """The result of TaskList: a line per task, as Claude Code shows them."""
+    """The result of TaskList: a line per task, as Claude Code shows them (an item another
+    tool wrote, which has no number until the next task change, without one)."""
     if not tasks:
         return "No tasks found"
     lines = []
@@ -589,7 +591,10 @@ def task_list(tasks: list[TaskRow]) -> str:
         waits = (
             f" [blocked by {_numbers(t.blocked_by, _MAX_CHANGES_LISTED)}]" if t.blocked_by else ""
         )
-        lines.append(f"#{t.number} [{t.status}] {subject}{owner}{waits}")
+        if t.number:
+            lines.append(f"#{t.number} [{t.status}] {subject}{owner}{waits}")
+        else:  # another tool's item: numbered by the next task change
+            lines.append(f"- [{t.status}] {subject} (no task number yet)")
     return "\n".join(lines)
 
 

@@ -13,9 +13,10 @@ Code issued, so that both name the task alike: the task gets it when it is a tas
 (decimal digits) that no task in the list has, and the call is rejected otherwise; numbers
 issued afterwards are higher.
 
-Entries another dialect wrote (a `TodoWrite` list) carry no number. Every call numbers them
-first, in list order, the way `TaskList` shows them, so the number a read showed is the one
-a later write uses; only writes record them as issued.
+Entries another tool wrote (a `TodoWrite` list, `create_plan` steps) carry no number. Reads
+show them without one; the next Task* write numbers them, in list order, and records those
+numbers as issued. So a number the model was told always names the task it was told for,
+even after another tool rewrote the list.
 """
 
 from __future__ import annotations
@@ -163,23 +164,35 @@ def _repair(value: Any) -> Any:
 
 @dataclass
 class _Tasks:
-    """The list with every entry numbered, and the highest number given so far."""
+    """The list as tasks: each entry's number ("" while it has none), the numbers issued
+    (those the model may have been told), and the highest number issued."""
 
     entries: list[Json]
     numbers: list[str]
+    issued: set[str]
     last: int
 
     def find(self, sent: str, path: str) -> int:
         """The index of the task `sent` names; a rejection naming the tasks otherwise."""
-        if sent in self.numbers:
+        if sent in self.issued:
             return self.numbers.index(sent)
-        raise Rejection(
-            [Problem(path, "no task has this number.", sent)], _feedback.task_numbers(self.numbers)
-        )
+        raise Rejection([Problem(path, "no task has this number.", sent)], self.context())
+
+    def context(self) -> str:
+        return _feedback.task_numbers([n for n in self.numbers if n in self.issued])
+
+    def issue(self, digits: int, above: int = 0) -> None:
+        """Number the entries that have no number (above `above` too): a write records them."""
+        self.last = max(self.last, above)
+        for index, number in enumerate(self.numbers):
+            if not number:
+                self.last = _next(self.last, digits)
+                self.numbers[index] = str(self.last)
+                self.entries[index] = _changed(self.entries[index], {"taskId": str(self.last)})
 
     def rows(self) -> list[TaskRow]:
         """Each task as result texts show it, blockers that are done or gone left out."""
-        status = dict(zip(self.numbers, (e["status"] for e in self.entries), strict=True))
+        status = {n: e["status"] for n, e in zip(self.numbers, self.entries, strict=True) if n}
         rows = []
         for number, e in zip(self.numbers, self.entries, strict=True):
             extra = extra_of(e)
@@ -219,23 +232,18 @@ def _tasks(call: Call) -> _Tasks:
     current = call.current
     entries = list(current.entries) if current is not None else []
     digits = call.rules.limits.max_id_length
-    numbers: list[str | None] = []
-    seen: set[str] = set()
+    numbers: list[str] = []
+    issued: set[str] = set()
     last = call.book.last_task
     for e in entries:
         number = _number(extra_of(e).get("taskId"), digits)
-        if number is None or number in seen:  # another dialect's entry, or a copy
-            numbers.append(None)
+        if number is None or number in issued:  # another tool's entry, or a copy
+            numbers.append("")
             continue
-        seen.add(number)
+        issued.add(number)
         numbers.append(number)
         last = max(last, int(number))
-    for index, number in enumerate(numbers):
-        if number is None:
-            last = _next(last, digits)
-            numbers[index] = str(last)
-            entries[index] = _changed(entries[index], {"taskId": str(last)}, first=True)
-    return _Tasks(entries, [n for n in numbers if n is not None], last)
+    return _Tasks(entries, numbers, issued, last)
 
 
 def _number(value: object, digits: int) -> str | None:
@@ -254,11 +262,10 @@ def _next(last: int, digits: int) -> int:
     return last + 1
 
 
-def _changed(task: Json, extra: dict[str, Any], *, first: bool = False) -> Json:
+def _changed(task: Json, extra: dict[str, Any]) -> Json:
     """`task` with `extra` merged into what it keeps under `_meta["llm_plans"]` (None
-    removes a key); `first` puts the merged keys first (a task number given late)."""
-    kept = extra_of(task)
-    merged = {**extra, **kept} if first else {**kept, **extra}
+    removes a key)."""
+    merged = {**extra_of(task), **extra}
     merged = {k: v for k, v in merged.items() if v is not None}
     out: Json = {"content": task["content"], "priority": task["priority"], "status": task["status"]}
     meta = {k: v for k, v in (task.get("_meta") or {}).items() if k != META_KEY}
@@ -322,19 +329,16 @@ def _create(call: Call) -> Applied:
     if len(tasks.entries) >= call.rules.limits.max_entries:
         problems.append(Problem("", _feedback.tasks_full(len(tasks.entries))))
     sent = args.get("taskId")
-    if sent is None:
-        number = _next(tasks.last, digits)
-    elif _number(sent, digits) is None:
+    if sent is not None and _number(sent, digits) is None:
         problems.append(Problem("taskId", _feedback.not_a_task_number(digits), sent))
-        number = 0
-    elif sent in tasks.numbers:
+    elif sent is not None and sent in tasks.issued:
         problems.append(Problem("taskId", "a task has this number; leave taskId out.", sent))
-        context = _feedback.task_numbers(tasks.numbers)
-        number = 0
-    else:
-        number = int(sent)
+        context = tasks.context()
     if problems:
         raise Rejection(problems, context)
+    # Entries with no number get theirs first, above a mirror's number: it is Claude Code's.
+    tasks.issue(digits, above=0 if sent is None else int(sent))
+    number = _next(tasks.last, digits) if sent is None else int(sent)
     subject = args["subject"]
     extra = {
         "taskId": str(number),
@@ -367,6 +371,7 @@ def _update(call: Call) -> Applied | Read:
     _checked(call, args, problems)
     if problems:
         raise Rejection(problems)
+    tasks.issue(call.rules.limits.max_id_length)
     entries = list(tasks.entries)
     if args.get("status") == "deleted":
         # Its number stays spent; other tasks forget they waited for it or blocked it.
@@ -378,7 +383,7 @@ def _update(call: Call) -> Applied | Read:
         changed = _patch(call, tasks, entries, index)
     if not changed:
         return Read("TaskUpdate", _feedback.task_unchanged(number))
-    done = _Tasks(entries, tasks.numbers, tasks.last)
+    done = _Tasks(entries, tasks.numbers, tasks.issued, tasks.last)
     return _written(
         call,
         "TaskUpdate",
@@ -417,7 +422,7 @@ def _patch(call: Call, tasks: _Tasks, entries: list[Json], index: int) -> list[s
         if metadata != extra.get("metadata", {}):
             updates["metadata"] = metadata or None
             changed.append("metadata")
-    known = set(tasks.numbers)
+    known = tasks.issued  # a number given by this very call was never told
     for field, (mine, theirs) in _LINKS.items():
         have = _ids(extra, mine)
         seen, targets = set(have), []
@@ -439,7 +444,7 @@ def _patch(call: Call, tasks: _Tasks, entries: list[Json], index: int) -> list[s
                 if number not in theirs_now:
                     entries[at] = _changed(entries[at], {theirs: [*theirs_now, number]})
     if problems:
-        raise Rejection(problems, _feedback.task_numbers(tasks.numbers))
+        raise Rejection(problems, tasks.context())
     entries[index] = _changed(new, updates) if updates else new
     return changed
 

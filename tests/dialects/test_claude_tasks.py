@@ -949,23 +949,33 @@ Fix the errors and call TaskCreate again.\
     assert plans.snapshot() == before
 
 
-async def test_a_todo_list_written_in_the_same_session_is_numbered_as_task_list_shows_it() -> None:
+async def test_items_another_tool_wrote_are_numbered_by_the_next_task_change() -> None:
     plans, _ = session(dialects=["claude_todos", "claude_tasks"])
-    todos = [
-        {"content": "Old one", "status": "completed", "activeForm": "Doing the old one"},
-        {"content": "Old two", "status": "pending", "activeForm": "Doing old two"},
-    ]
-    await run(plans, [("TodoWrite", {"todos": todos})])
+    todo = {"status": "pending", "activeForm": "Working"}
+    await run(plans, [("TodoWrite", {"todos": [{"content": "Old one", **todo}]})])
     before = plans.snapshot()
     listed = await plans.call("TaskList", {})
-    assert listed.content == "#1 [completed] Old one\n#2 [pending] Old two"
-    assert plans.snapshot() == before  # shown, not yet issued
-    result = await plans.call("TaskUpdate", {"taskId": "2", "status": "in_progress"})
-    assert result.ok, result.content
+    assert listed.content == "- [pending] Old one (no task number yet)"
+    assert not (await plans.call("TaskGet", {"taskId": "1"})).ok  # never told, so unknown
+    assert plans.snapshot() == before
     assert (await plans.call("TaskCreate", {"subject": "New", "description": ""})).content == (
-        "Task #3 created successfully: New"
+        "Task #2 created successfully: New"
     )
-    assert plans.snapshot()["last_task"] == 3
+    assert (await plans.call("TaskList", {})).content == "#1 [pending] Old one\n#2 [pending] New"
+    # A number once told names its task for good: rewritten away, it is never given again.
+    await run(plans, [("TodoWrite", {"todos": [{"content": "Other", **todo}]})])
+    await run(plans, [create("Newer")])
+    assert (await plans.call("TaskList", {})).content == "#3 [pending] Other\n#4 [pending] Newer"
+    assert plans.snapshot()["last_task"] == 4
+
+
+async def test_a_mirrors_number_is_kept_when_other_items_are_numbered_with_it() -> None:
+    plans, _ = session(dialects=["claude_todos", "claude_tasks"])
+    todo = {"status": "pending", "activeForm": "Working"}
+    await run(plans, [("TodoWrite", {"todos": [{"content": "Old", **todo}]})])
+    result = await plans.call("TaskCreate", {"subject": "Mirrored", "taskId": "1"})
+    assert result.content == "Task #1 created successfully: Mirrored"
+    assert (await plans.call("TaskList", {})).content == "#2 [pending] Old\n#1 [pending] Mirrored"
 
 
 # ---- hostile input: answered in the dialect's own terms, changing nothing -------------------

@@ -43,11 +43,12 @@ def tools_of(dialects: str | Iterable[str]) -> dict[str, Tool]:
     ConfigurationError for an unknown dialect, for none at all, and for two that claim one
     tool name (ours and Codex's `update_plan`): a call could not tell which one it means.
     """
-    wanted = [dialects] if isinstance(dialects, str) else list(dialects)
+    single = isinstance(dialects, str) or not isinstance(dialects, Iterable)
+    wanted: list[object] = [dialects] if single else list(dialects)  # None: an unknown one
     if not wanted:
         raise ConfigurationError(f"dialects must name at least one of {', '.join(NAMES)}")
     out: dict[str, Tool] = {}
-    owner: dict[str, str] = {}
+    owner: dict[str, object] = {}
     for name in dict.fromkeys(wanted):
         for tool_name, tool in _tools(name).items():
             if tool_name in out:

@@ -1070,6 +1070,84 @@ async def test_hostile_calls_are_rejected_naming_the_dialects_fields(
     assert "entries" not in result.content
 
 
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from(["", " ", "1", "#2", "7", "done", "deleted", "x" * 1001, "\u00e9\U0001f600"]),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+VALID = {
+    "TaskCreate": {"subject": "S", "description": "D", "activeForm": "A", "metadata": {"k": 1}},
+    "TaskUpdate": {"taskId": "1", "status": "completed", "addBlocks": ["2"], "owner": "o"},
+    "TaskList": {},
+    "TaskGet": {"taskId": "2"},
+}
+# The fields each tool accepts, by the names the model uses (TaskCreate's hidden `taskId` too).
+FIELDS = {
+    "TaskCreate": {"subject", "description", "activeForm", "metadata", "taskId"},
+    "TaskUpdate": {
+        "taskId",
+        "subject",
+        "description",
+        "activeForm",
+        "status",
+        "addBlocks",
+        "addBlockedBy",
+        "owner",
+        "metadata",
+    },
+    "TaskList": set(),
+    "TaskGet": {"taskId"},
+}
+
+
+@given(
+    tool=st.sampled_from(sorted(VALID)),
+    changes=st.lists(
+        st.tuples(st.sampled_from([*sorted(FIELDS["TaskUpdate"]), "zz"]), JSON), max_size=3
+    ),
+    drop=st.lists(st.sampled_from(sorted(FIELDS["TaskUpdate"])), max_size=2),
+)
+@settings(max_examples=150)
+def test_any_values_are_applied_compliantly_or_rejected_in_the_dialects_terms(
+    tool: str, changes: list[tuple[str, Any]], drop: list[str]
+) -> None:
+    args = {**VALID[tool], **dict(changes)}
+    for name in drop:
+        args.pop(name, None)
+    asyncio.run(_applied_or_rejected(tool, args))
+
+
+async def _applied_or_rejected(tool: str, args: dict[str, Any]) -> None:
+    plans, send = session()
+    await run(plans, [create("A"), create("B"), update("2", addBlockedBy=["1"])])
+    before, sent = plans.snapshot(), len(send.sent)
+    result = await plans.call(tool, args)
+    if not result.ok:
+        assert (plans.snapshot(), len(send.sent)) == (before, sent)
+        for line in result.content.split("\n")[1:-1]:
+            if line.startswith("- ") and ": " in line and "not a known field" not in line:
+                path = line[2:].split(":")[0]
+                top = path.split("[")[0].split(".")[0]
+                assert top in FIELDS[tool] or " " in path, line
+        assert "entries" not in result.content
+        return
+    for params in send.sent[sent:]:
+        check("schema", params)
+    again = session()[0]
+    again.restore(plans.snapshot())
+    assert again.plans == plans.plans
+    assert all(
+        e.status in ("pending", "in_progress", "completed", "cancelled")
+        for e in plans.plans["main"].entries
+    )  # type: ignore[union-attr]
+
+
 async def test_an_unknown_number_names_the_tasks_within_a_bound() -> None:
     plans, _ = session(limits=Limits(max_entries=300))
     await run(plans, [create(f"Task {n}") for n in range(60)])

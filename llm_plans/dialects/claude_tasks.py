@@ -43,7 +43,7 @@ from .._apply import Applied, write_list
 from .._arguments import Rejection
 from .._book import Json
 from .._feedback import Problem, TaskRow
-from .._repair import decode_bytes, finite, repair_entry
+from .._repair import Undecodable, decode_bytes, finite, repair_entry
 from ._base import META_KEY, Call, Dialect, DialectTool, Read, entry, extra_of
 
 _FORBID = ConfigDict(extra="forbid")
@@ -144,7 +144,7 @@ def _repair(value: Any) -> Any:
     if isinstance(value, str) and value.lstrip().startswith("{"):
         try:
             value = decode_bytes(value.encode("utf-8"))
-        except (ValueError, UnicodeEncodeError):
+        except (Undecodable, UnicodeEncodeError):
             return value
     if not isinstance(value, dict):
         return value

@@ -969,6 +969,38 @@ async def test_items_another_tool_wrote_are_numbered_by_the_next_task_change() -
     assert plans.snapshot()["last_task"] == 4
 
 
+async def test_a_restored_list_with_odd_task_data_is_read_safely() -> None:
+    def item(content: str, kept: Any) -> dict[str, Any]:
+        meta = {"llm_plans": kept}
+        return {"content": content, "priority": "medium", "status": "pending", "_meta": meta}
+
+    entries = [
+        item("A", {"taskId": "1", "blockedBy": "2", "metadata": "m", "owner": 5}),
+        item("Copy of A", {"taskId": "1"}),
+        item("Padded", {"taskId": "007", "blocks": [2, None, "1"]}),
+    ]
+    plans, _ = session()
+    plans.restore(
+        {
+            "version": 1,
+            "next_number": 1,
+            "plans": [{"type": "items", "id": "main", "entries": entries}],
+        }
+    )
+    assert (await plans.call("TaskList", {})).content == snapshot("""\
+#1 [pending] A
+- [pending] Copy of A (no task number yet)
+- [pending] Padded (no task number yet)\
+""")
+    result = await plans.call("TaskUpdate", {"taskId": "1", "metadata": {"k": 1}, "addBlocks": []})
+    assert result.ok, result.content
+    assert (await plans.call("TaskList", {})).content == snapshot("""\
+#1 [pending] A
+#2 [pending] Copy of A
+#3 [pending] Padded\
+""")
+
+
 async def test_a_mirrors_number_is_kept_when_other_items_are_numbered_with_it() -> None:
     plans, _ = session(dialects=["claude_todos", "claude_tasks"])
     todo = {"status": "pending", "activeForm": "Working"}

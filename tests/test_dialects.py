@@ -436,6 +436,7 @@ class DialectMachine(RuleBasedStateMachine):
         self.violations: list[str] = []
         self.streams: dict[str, tuple[Sent, list[Any], int]] = {}
         self.issued: list[int] = []  # every task number given, in order
+        self.told: dict[int, str] = {}  # each task number, and the text it was given to
         self.form = "schema"
         self.session: PlanSession | None = None
 
@@ -511,6 +512,15 @@ class DialectMachine(RuleBasedStateMachine):
         if sent.tool == "TaskCreate":
             assert new, result.content
             assert result.content.startswith(f"Task #{max(new)} created successfully: ")
+        # A number names the item it was given to: its text changes only when the model
+        # edits that very item (TaskUpdate's subject, or our update_plan's changes).
+        edited = _task_of(sent) if sent.tool == "TaskUpdate" else None
+        for number, text in _numbered(self.s.snapshot()).items():
+            if self.told.get(number, text) != text:
+                assert sent.tool == "update_plan" or edited == str(number), (
+                    f"#{number} was {self.told[number]!r}, now names {text!r} after {sent!r}"
+                )
+            self.told[number] = text
         if sent.tool in ("TaskList", "TaskGet"):
             assert self.s.snapshot() == before, "a read changed the session"
             assert len(self.send.sent) == heard, "a read sent something"
@@ -623,6 +633,26 @@ class DialectMachine(RuleBasedStateMachine):
         assert fresh.snapshot() == snapshot
 
 
+def _numbered(snapshot: Mapping[str, Any]) -> dict[int, str]:
+    """Task number to the text of the item holding it, across the session's lists."""
+    out = {}
+    for plan in snapshot["plans"]:
+        for entry in plan.get("entries", ()) if plan["type"] == "items" else ():
+            kept = (entry.get("_meta") or {}).get("llm_plans") or {}
+            if isinstance(kept.get("taskId"), str):
+                out[int(kept["taskId"])] = entry["content"]
+    return out
+
+
+def _task_of(sent: Sent) -> str | None:
+    """The taskId a TaskUpdate names, as text."""
+    args = sent.arguments
+    with contextlib.suppress(ValueError, TypeError):
+        args = json.loads(args) if isinstance(args, (str, bytes)) else args
+    task = args.get("taskId") if isinstance(args, dict) else None
+    return None if task is None else str(task)
+
+
 def _task_ids(snapshot: Mapping[str, Any]) -> list[str]:
     """Every task number the session's lists hold (the main one and a subagent's)."""
     out = []
@@ -683,18 +713,35 @@ def test_claude_activeform_is_held_to_the_step_limit() -> None:
 @pytest.mark.skipif(
     not {"claude_todos", TASKS} <= set(DIALECTS), reason="claude_todos or claude_tasks missing"
 )
-@pytest.mark.xfail(reason="reported: a TaskList number of an item TodoWrite wrote is reused")
 def test_a_task_number_a_read_told_is_not_given_to_another_item() -> None:
-    """A model told "#1 A" must never later read "#1" for another item."""
+    """A model told "#1 Write A" never later reads "#1" for another item, whichever tool
+    rewrote the list in between."""
+
+    def numbers(text: str) -> dict[str, str]:
+        lines = (line.split(" ", 2) for line in text.splitlines() if line.startswith("#"))
+        return {number: subject for number, _, subject in lines}
 
     async def main() -> None:
         session = new_session(RecordingSend(), ["claude_todos", TASKS], "schema")
         todo = {"status": "pending", "activeForm": "Working"}
-        await session.call("TodoWrite", {"todos": [{"content": "Write A", **todo}]})
-        told = (await session.call("TaskList", {})).content
-        assert told == "#1 [pending] Write A"
-        await session.call("TodoWrite", {"todos": [{"content": "Write B", **todo}]})
-        assert "#1 " not in (await session.call("TaskList", {})).content
+        told: dict[str, str] = {}
+        # Rewrites with no Task* write between them, then a create, then more rewrites.
+        steps: list[Any] = [
+            ["Write A"],
+            ["Write B"],
+            "Write C",
+            ["Write B", "Write C"],
+            ["Write D"],
+        ]
+        for step in steps:
+            if isinstance(step, str):
+                await session.call("TaskCreate", {"subject": step, "description": "."})
+            else:
+                todos = [{"content": text, **todo} for text in step]
+                assert (await session.call("TodoWrite", {"todos": todos})).ok
+            for number, subject in numbers((await session.call("TaskList", {})).content).items():
+                assert told.setdefault(number, subject) == subject, (number, subject, told)
+        assert told, "no task was numbered"
 
     run(main())
 

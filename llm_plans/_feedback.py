@@ -461,9 +461,6 @@ TASK_UPDATE_EMPTY = (
     "this call changes nothing; send status, subject, description, activeForm, owner, "
     "addBlocks, addBlockedBy or metadata."
 )
-NOT_FINITE = (
-    "NaN and Infinity are not JSON numbers (1e999 is Infinity); send finite numbers or strings."
-)
 
 
 @dataclass(frozen=True)

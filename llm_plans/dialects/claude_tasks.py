@@ -42,6 +42,7 @@ from .. import _feedback
 from .._apply import Applied, write_list
 from .._arguments import Rejection
 from .._book import Json
+from .._builder import _NOT_FINITE  # the words the core uses for `_meta`
 from .._feedback import Problem, TaskRow
 from .._repair import Undecodable, decode_bytes, finite, repair_entry
 from ._base import META_KEY, Call, Dialect, DialectTool, Read, entry, extra_of
@@ -290,7 +291,7 @@ def _metadata(call: Call, metadata: dict[str, Any], problems: list[Problem]) -> 
     a task keeps small metadata, as long as a step's text at most."""
     kept = {k: v for k, v in metadata.items() if v is not None}
     if not finite(kept):
-        problems.append(Problem("metadata", _feedback.NOT_FINITE))
+        problems.append(Problem("metadata", _NOT_FINITE))
         return kept
     size = len(json.dumps(kept, ensure_ascii=False, separators=(",", ":")))
     if size > call.rules.limits.max_entry_chars:

@@ -11,6 +11,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 from spec_shapes import check
+from strategies import fragments
 
 from llm_plans import PlanSession
 from llm_plans.testing import RecordingSend
@@ -33,7 +34,7 @@ async def streamed_as_plain(
     before: Sequence[Any],
     args: dict[str, Any],
     list_field: str,
-    parts: Iterable[str],
+    parts: Iterable[str | bytes],
 ) -> None:
     """`args` fed in `parts` ends exactly as `args` sent whole (result, state, last
     notification), after the calls `before`; every preview is what the call with only its
@@ -74,6 +75,23 @@ async def streamed_as_plain(
         assert update in prefixes or update == taken_back
     if not whole.ok:
         assert streamed_send.updates[-1] == taken_back
+
+
+@st.composite
+def sent_parts(draw: st.DrawFn, args: dict[str, Any]) -> list[Any]:
+    """`args` as a model's stream carries them, cut anywhere: JSON text with or without
+    escapes for non-ASCII characters, or its UTF-8 bytes (cut inside a character too)."""
+    form = draw(st.sampled_from(["ascii", "text", "bytes"]))
+    text = json.dumps(args, ensure_ascii=form == "ascii")
+    return draw(fragments(text.encode() if form == "bytes" else text, most=8))
+
+
+def broken(args: dict[str, Any], list_field: str) -> dict[str, Any]:
+    """`args` with a status no dialect takes in its last item: streamed, its earlier items
+    show as previews that the rejection then takes back."""
+    items = copy.deepcopy(args[list_field])
+    items[-1]["status"] = "on fire"
+    return {**args, list_field: items}
 
 
 # ---- hostile input ---------------------------------------------------------------------------

@@ -11,12 +11,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from inline_snapshot import snapshot
 from spec_shapes import check
-from strategies import fragments
 
 from llm_plans import ConfigurationError, PlanSession
 from llm_plans.testing import RecordingSend
 
-from .list_checks import CAPS, STATUSES, answered_safely, mutated, session, streamed_as_plain
+from .list_checks import (
+    CAPS,
+    STATUSES,
+    answered_safely,
+    broken,
+    mutated,
+    sent_parts,
+    session,
+    streamed_as_plain,
+)
 
 FIELDS = {"plan": {"step", "status"}, "explanation": set()}
 
@@ -62,6 +70,9 @@ COMPLETE = {
     ]
 }
 DROP = {"plan": COMPLETE["plan"][:3]}
+UNICODE = {
+    "plan": [step("Übersetze die Meldung ✅", "in_progress"), step("翻訳を確認する", "pending")]
+}
 SCRIPT: tuple[dict[str, Any], ...] = (CREATE, PROGRESS, CANCEL, COMPLETE, DROP)
 
 
@@ -466,8 +477,8 @@ async def test_a_call_as_codex_sends_it_through_the_responses_api() -> None:
 @given(data=st.data())
 def test_streamed_calls_end_as_the_same_call_sent_whole(data: st.DataObject) -> None:
     before = data.draw(st.sampled_from([(), (CREATE,)]))
-    args = data.draw(st.sampled_from(SCRIPT))
-    parts = data.draw(fragments(json.dumps(args), most=8))
+    args = data.draw(st.sampled_from([*SCRIPT, UNICODE, broken(CANCEL, "plan")]))
+    parts = data.draw(sent_parts(args))
     asyncio.run(streamed_as_plain("codex", "update_plan", before, args, "plan", parts))
 
 

@@ -13,12 +13,20 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from inline_snapshot import snapshot
 from spec_shapes import check
-from strategies import fragments
 
 from llm_plans import PlanSession
 from llm_plans.testing import RecordingSend
 
-from .list_checks import CAPS, STATUSES, answered_safely, mutated, session, streamed_as_plain
+from .list_checks import (
+    CAPS,
+    STATUSES,
+    answered_safely,
+    broken,
+    mutated,
+    sent_parts,
+    session,
+    streamed_as_plain,
+)
 
 FIELDS = {"todos": {"id", "content", "status"}, "merge": set()}
 
@@ -567,8 +575,9 @@ async def test_a_chat_completions_call_with_a_prefixed_name_reaches_the_list() -
 def test_streamed_calls_end_as_the_same_call_sent_whole(data: st.DataObject) -> None:
     index = data.draw(st.integers(0, len(SCRIPT) - 1))
     before = data.draw(st.sampled_from([SCRIPT[:index], ()]))
-    args = SCRIPT[index]
-    parts = data.draw(fragments(json.dumps(args), most=8))
+    unicode = {"merge": True, "todos": [todo("ü", "Übersetze ✅"), todo("1", "翻訳を確認する")]}
+    args = data.draw(st.sampled_from([SCRIPT[index], unicode, broken(SCRIPT[index], "todos")]))
+    parts = data.draw(sent_parts(args))
     asyncio.run(streamed_as_plain("cursor", "todo_write", before, args, "todos", parts))
 
 
@@ -621,11 +630,13 @@ class CursorLists(RuleBasedStateMachine):
         ids = [t["id"] for t in todos]
         known = {t["id"]: t for t in current}
         valid = len(set(ids)) == len(ids) and all("content" in t or t["id"] in known for t in todos)
+        sent = len(self.send.sent)
         result = self.loop.run_until_complete(
             self.plans.call("todo_write", {"merge": merge, "todos": todos})
         )
         assert result.ok == valid, result.content
         if not valid:
+            assert len(self.send.sent) == sent  # a rejected call sends nothing
             return
 
         def written(t: dict[str, Any]) -> dict[str, str]:

@@ -4,7 +4,6 @@ into one ACP list."""
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import pytest
@@ -12,12 +11,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from inline_snapshot import snapshot
 from spec_shapes import check
-from strategies import fragments
 
 from llm_plans import PlanSession, tools
 from llm_plans.testing import RecordingSend
 
-from .list_checks import CAPS, answered_safely, mutated, session, streamed_as_plain
+from .list_checks import (
+    CAPS,
+    answered_safely,
+    broken,
+    mutated,
+    sent_parts,
+    session,
+    streamed_as_plain,
+)
 
 FIELDS = {"todos": {"content", "description", "status"}}
 
@@ -506,8 +512,11 @@ Fix the errors and call write_todos again.\
 @given(data=st.data())
 def test_streamed_calls_end_as_the_same_call_sent_whole(data: st.DataObject) -> None:
     before = data.draw(st.sampled_from([(), (CREATE,)]))
-    args = data.draw(st.sampled_from([*SCRIPT, GEMINI]))
-    parts = data.draw(fragments(json.dumps(args), most=8))
+    unicode = {
+        "todos": [gemini("Übersetze die Meldung ✅", "blocked"), todo("翻訳を確認する", "pending")]
+    }
+    args = data.draw(st.sampled_from([*SCRIPT, GEMINI, unicode, broken(GEMINI, "todos")]))
+    parts = data.draw(sent_parts(args))
     asyncio.run(streamed_as_plain("write_todos", "write_todos", before, args, "todos", parts))
 
 

@@ -474,3 +474,32 @@ async def test_a_dialect_the_session_does_not_take_is_a_configuration_error(
     both = PlanSession(send, session_id="b", dialects=["llm_plans", "claude_todos"])
     assert PlanToolset(both).dialect == "llm_plans"  # ours stays the default
     assert PlanToolset(both, dialect="claude_todos").dialect == "claude_todos"
+
+
+async def test_over_the_anthropic_wire_a_dialect_call_rejected_is_an_is_error_result(
+    todo_session: PlanSession, send: RecordingSend
+) -> None:
+    good, bad = json.loads(todo_write.todo_write(0)), json.loads(todo_write.BAD)
+    http = Recorder(
+        message([("toolu_1", "TodoWrite", good), ("toolu_2", "TodoWrite", bad)]),
+        message([], stop="end_turn"),
+    )
+    provider = AnthropicProvider(anthropic_client=anthropic_client(http))
+    model = AnthropicModel("claude-sonnet-5", provider=provider)
+    plans = PlanToolset(todo_session, dialect="claude_todos")
+    await Agent(model, toolsets=[plans], model_settings={"max_tokens": 1024}).run("fix it")
+    sent = http.requests[0]["tools"]
+    assert [(t["name"], t["input_schema"]) for t in sent] == [
+        ("TodoWrite", tools.schema("TodoWrite", all_required=True, dialect="claude_todos"))
+    ]
+    results = http.requests[1]["messages"][-1]["content"]
+    assert [r.get("is_error", False) for r in results] == [False, True]
+    text = results[1]["content"]
+    text = text if isinstance(text, str) else text[0]["text"]
+    assert text == (await todo_session.call("TodoWrite", bad)).content
+    assert len(send.updates) == 1  # the rejected call sent nothing
+    assert [e.status for e in todo_session.plans["main"].entries] == [
+        "in_progress",
+        "pending",
+        "pending",
+    ]

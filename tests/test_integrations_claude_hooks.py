@@ -430,6 +430,13 @@ async def test_a_create_without_claude_codes_id_is_left_for_a_resync(
     assert session.plans == {}
 
 
+def _nested(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.lists(children, max_size=4) | st.dictionaries(st.text(), children, max_size=4)
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(), _nested, max_leaves=8)
+
+
 @given(
     tool=st.sampled_from(["TodoWrite", "TaskCreate", "TaskUpdate", "TaskList", "TaskGet"]),
     given_=st.one_of(
@@ -437,18 +444,10 @@ async def test_a_create_without_claude_codes_id_is_left_for_a_resync(
         st.text(),
         st.dictionaries(
             st.text(),
-            st.recursive(
-                st.none() | st.booleans() | st.integers() | st.text(),
-                lambda c: st.lists(c) | st.dictionaries(st.text(), c),
-                max_leaves=5,
-            ),
+            JSON,
         ),
     ),
-    response=st.recursive(
-        st.none() | st.booleans() | st.integers() | st.text(),
-        lambda c: st.lists(c) | st.dictionaries(st.text(), c),
-        max_leaves=8,
-    ),
+    response=JSON,
     agent=st.sampled_from([None, SUBAGENT, "", "x" * 300, "a\nb"]),
 )
 async def test_hostile_hook_input_never_raises_and_keeps_the_session_sound(

@@ -62,7 +62,7 @@ from .._errors import ConfigurationError
 from .._session import PlanSession
 from ._calls import Calls, Run, shared_calls
 from ._dialect import dialect_for, names_of
-from .claude_hooks import plan_hooks
+from ._claude_hooks import plan_hooks
 
 __all__ = [
     "BUILTIN_PLAN_TOOLS",

@@ -61,8 +61,8 @@ from .._dialects import OURS
 from .._errors import ConfigurationError
 from .._session import PlanSession
 from ._calls import Calls, Run, shared_calls
-from ._dialect import dialect_for, names_of
 from ._claude_hooks import plan_hooks
+from ._dialect import dialect_for, names_of
 
 __all__ = [
     "BUILTIN_PLAN_TOOLS",

@@ -597,6 +597,25 @@ async def test_a_long_or_odd_agent_id_gets_a_plan_id_that_restores(session: Plan
     new_session(RecordingSend()).restore(session.snapshot())
 
 
+async def test_parallel_subagents_hooks_interleave_without_mixing(session: PlanSession) -> None:
+    # Parallel subagents' hooks arrive interleaved over one control channel.
+    hooks = plan_hooks(session)
+    code = ClaudeCode()
+    agents = ["a1", "a2", "a3"]
+    creates = [code.create(f"{agent} step {n}", agent=agent) for n in range(4) for agent in agents]
+    await asyncio.gather(*(fire(hooks, data) for data in creates))
+    listings = [code.list(agent) for agent in agents] + [code.list()]
+    updates = [code.update(str(n), status="completed") for n in range(1, 13, 2)]
+    await asyncio.gather(*(fire(hooks, data) for data in [*listings, *updates]))
+    for agent in agents:
+        mine = tasks_of(session, f"agent-{agent}")
+        assert sorted(subject for subject, _ in mine.values()) == [
+            f"{agent} step {n}" for n in range(4)
+        ]
+    assert tasks_of(session, "main") == {}
+    new_session(RecordingSend()).restore(session.snapshot())
+
+
 # ---- every sequence -------------------------------------------------------------------------
 
 AGENTS = [None, "a1", "a2"]

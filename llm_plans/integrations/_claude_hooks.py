@@ -37,9 +37,7 @@ notification form of the session applies.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
-import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -53,12 +51,9 @@ except ImportError as missing:  # the framework is an optional extra
 
 from .._errors import ConfigurationError
 from .._session import PlanSession
-from ..dialects._base import META_KEY
+from ._claude_scope import PLAN_MODE_ID, Scope, Task
 
 __all__ = ["PLAN_MODE_ID", "plan_hooks"]
-
-PLAN_MODE_ID = "plan-mode"
-"""The id of the markdown plan an approved `ExitPlanMode` becomes."""
 
 _logger = logging.getLogger("llm_plans")
 _TASKS = ("TaskCreate", "TaskUpdate", "TaskList", "TaskGet")
@@ -66,8 +61,6 @@ _MIRRORED = ("TodoWrite", *_TASKS, "ExitPlanMode")
 _STATUSES = ("pending", "in_progress", "completed")
 # Tool use ids already mirrored, kept to apply a hook delivered twice once.
 _SEEN_KEPT = 1024
-# An agent id short and plain enough to show in a plan id as it is; others are hashed.
-_PLAIN_AGENT = re.compile(r"[A-Za-z0-9_.-]{1,40}")
 
 Hook = Callable[[HookInput, str | None, HookContext], Awaitable[HookJSONOutput]]
 
@@ -148,7 +141,7 @@ class _Mirror:
         response = data.get("tool_response")
         args: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
         answer: Mapping[str, Any] = response if isinstance(response, Mapping) else {}
-        scope = _Scope(self.session, data.get("agent_id"))
+        scope = Scope(self.session, data.get("agent_id"))
         async with self._lock:
             if name == "TodoWrite":
                 await self._todo_write(scope, args)
@@ -176,7 +169,7 @@ class _Mirror:
         agent_id = data.get("agent_id")
         if self.keep_subagent_plans or not isinstance(agent_id, str) or not agent_id:
             return
-        scope = _Scope(self.session, agent_id)
+        scope = Scope(self.session, agent_id)
         async with self._lock:
             for plan_id in (scope.list_id, scope.plan_id):
                 if plan_id in self.session.plans:
@@ -184,7 +177,7 @@ class _Mirror:
 
     # ---- the tools ----------------------------------------------------------------------
 
-    async def _todo_write(self, scope: _Scope, args: Mapping[str, Any]) -> None:
+    async def _todo_write(self, scope: Scope, args: Mapping[str, Any]) -> None:
         todos = args.get("todos")
         if scope.agent is not None and isinstance(todos, list) and not todos:
             await self._drop_list(scope)
@@ -192,7 +185,7 @@ class _Mirror:
         await self._call(scope, "TodoWrite", {"todos": todos})
 
     async def _task_create(
-        self, scope: _Scope, args: Mapping[str, Any], answer: Mapping[str, Any]
+        self, scope: Scope, args: Mapping[str, Any], answer: Mapping[str, Any]
     ) -> None:
         task = answer.get("task")
         task = task if isinstance(task, Mapping) else {}
@@ -216,7 +209,7 @@ class _Mirror:
         await self._call(scope, "TaskCreate", create)
 
     async def _task_update(
-        self, scope: _Scope, args: Mapping[str, Any], answer: Mapping[str, Any]
+        self, scope: Scope, args: Mapping[str, Any], answer: Mapping[str, Any]
     ) -> None:
         if answer.get("success") is not True:
             return  # Claude Code changed nothing (no such task, a hook refused it)
@@ -255,7 +248,7 @@ class _Mirror:
             await self._call(scope, "TaskUpdate", update)
 
     async def _task_get(
-        self, scope: _Scope, args: Mapping[str, Any], answer: Mapping[str, Any]
+        self, scope: Scope, args: Mapping[str, Any], answer: Mapping[str, Any]
     ) -> None:
         if "task" not in answer:
             return
@@ -268,7 +261,7 @@ class _Mirror:
         await self._resync(scope, [task], complete=False)
 
     async def _plan_approved(
-        self, scope: _Scope, args: Mapping[str, Any], answer: Mapping[str, Any]
+        self, scope: Scope, args: Mapping[str, Any], answer: Mapping[str, Any]
     ) -> None:
         if answer.get("awaitingLeaderApproval") is True:
             return  # sent to a team lead, not approved yet
@@ -295,7 +288,7 @@ class _Mirror:
 
     # ---- resync -------------------------------------------------------------------------
 
-    async def _resync(self, scope: _Scope, listed: Any, *, complete: bool) -> None:
+    async def _resync(self, scope: Scope, listed: Any, *, complete: bool) -> None:
         """Make the list hold what Claude Code says exists: `complete` when `listed` is every
         task (TaskList), not just some (TaskGet)."""
         if not isinstance(listed, list):
@@ -349,7 +342,7 @@ class _Mirror:
                 "" if changed == 1 else "s",
             )
 
-    async def _delete(self, scope: _Scope, task_id: str, held: Mapping[str, _Task]) -> bool:
+    async def _delete(self, scope: Scope, task_id: str, held: Mapping[str, Task]) -> bool:
         if scope.agent is not None and len(held) == 1:
             await self._drop_list(scope)
             return True
@@ -357,14 +350,14 @@ class _Mirror:
 
     # ---- writing ------------------------------------------------------------------------
 
-    async def _drop_list(self, scope: _Scope) -> None:
+    async def _drop_list(self, scope: Scope) -> None:
         # Only the session's own list may be an empty plan (a snapshot restores it as such):
         # a subagent's list that empties is removed.
         if scope.list_id in self.session.plans:
             await self._call(scope, "remove_plan", {"id": scope.list_id}, ours=True)
 
     async def _call(
-        self, scope: _Scope, name: str, arguments: dict[str, Any], *, ours: bool = False
+        self, scope: Scope, name: str, arguments: dict[str, Any], *, ours: bool = False
     ) -> bool:
         list_id = None if ours else scope.agent_list
         result = await self.session.call(name, arguments, list_id=list_id)
@@ -376,62 +369,6 @@ class _Mirror:
                 result.content.splitlines()[0] if result.content else "",
             )
         return result.ok
-
-
-class _Task:
-    """One task a list holds, as far as a resync compares it."""
-
-    def __init__(self, content: str, status: str, owner: str | None) -> None:
-        self.content = content
-        self.status = status
-        self.owner = owner
-
-
-class _Scope:
-    """Where one agent's calls go: the main agent's, or a subagent's own plans."""
-
-    def __init__(self, session: PlanSession, agent: object) -> None:
-        self.session = session
-        self.agent = agent if isinstance(agent, str) and agent else None
-        key = None if self.agent is None else _agent_key(self.agent)
-        self.agent_list = None if key is None else f"agent-{key}"
-        """The subagent's list id, None for the main agent (the session's own list)."""
-        self.list_id = self.agent_list or session.list_id or ""
-        self.plan_id = PLAN_MODE_ID if key is None else f"agent-{key}-plan"
-
-    def tasks(self) -> dict[str, _Task]:
-        """The tasks this scope's list holds, by Claude Code's id, in the list's order."""
-        return _tasks_of(self.session, self.list_id)
-
-    def elsewhere(self) -> set[str]:
-        """Ids of the tasks subagents' lists hold (the task list is shared): not the main
-        list's to add."""
-        return {
-            task_id
-            for plan_id in self.session.plans
-            if plan_id.startswith("agent-") and plan_id != self.list_id
-            for task_id in _tasks_of(self.session, plan_id)
-        }
-
-
-def _tasks_of(session: PlanSession, plan_id: str) -> dict[str, _Task]:
-    plan = session.plans.get(plan_id)
-    entries = getattr(plan, "entries", None) or ()
-    out: dict[str, _Task] = {}
-    for entry in entries:
-        kept = (entry.meta or {}).get(META_KEY)
-        if isinstance(kept, Mapping) and isinstance(kept.get("taskId"), str):
-            owner = kept.get("owner")
-            out[kept["taskId"]] = _Task(
-                entry.content, entry.status, owner if isinstance(owner, str) else None
-            )
-    return out
-
-
-def _agent_key(agent_id: str) -> str:
-    if _PLAIN_AGENT.fullmatch(agent_id):
-        return agent_id
-    return hashlib.sha256(agent_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def _text(value: object) -> str | None:

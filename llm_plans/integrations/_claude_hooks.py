@@ -1,38 +1,5 @@
-"""Claude Code's own plan tools mirrored into a session: `plan_hooks(session)`.
-
-Install with `pip install "llm-plans[claude-agent-sdk]"`.
-
-    dialects = ["llm_plans", "claude_tasks", "claude_todos"]
-    session = PlanSession(send, session_id=..., dialects=dialects)
-    options = ClaudeAgentOptions(hooks=plan_hooks(session))
-
-The model keeps the tools it was trained on (`TaskCreate`, `TaskUpdate`, `TaskList`,
-`TaskGet`, `TodoWrite`, `ExitPlanMode`); Claude Code runs them, and the hooks tell the session
-what happened, through `session.call` with the same dialect tools, so every rule, limit and
-notification form of the session applies.
-
-- The session must accept `claude_tasks` and/or `claude_todos` (the tools it accepts are the
-  ones mirrored) and `llm_plans`: an approved plan and a subagent's list are plans of their
-  own, written and removed with our tools.
-- Hooks never block or edit a call: each returns `{}`. A call is mirrored at `PostToolUse`,
-  once Claude Code has run it, and only then; a call that fails (`PostToolUseFailure`) or is
-  denied never reaches the client, so there is nothing to take back.
-- Task ids are Claude Code's: a `TaskCreate` is mirrored with the id its `tool_response`
-  gives. A `TaskList` result resyncs the list with what Claude Code says exists (tasks it no
-  longer lists are deleted, changed subjects, statuses and owners follow, unknown tasks are
-  added to the main list); a `TaskGet` result does the same for its one task. An update of a
-  task the mirror does not hold is not an error: it is left for the next resync, with one log
-  line. A mirrored call the session rejects (a limit) is logged; Claude Code's call stands.
-- `ExitPlanMode`, once approved, becomes (or replaces) the markdown plan `"plan-mode"`; a
-  declined one runs no tool and leaves nothing.
-- Calls made inside a subagent (their hook input carries its `agent_id`) go to plans of its
-  own: its list `"agent-<id>"` and its approved plan `"agent-<id>-plan"`, never the main
-  ones. They are removed when the subagent stops (`SubagentStop`), as Claude Code drops a
-  subagent's todos, unless `keep_subagent_plans=True`. A subagent's list that becomes empty
-  is removed (only the session's own list may be an empty plan). A subagent's `TaskList` only
-  resyncs the tasks its list holds: Claude Code's task list is shared, the other tasks are
-  not its own.
-"""
+"""Claude Code's own plan tools mirrored into a session: `plan_hooks(session)`, public as
+`llm_plans.integrations.claude_agent_sdk.plan_hooks`."""
 
 from __future__ import annotations
 
@@ -71,6 +38,34 @@ def plan_hooks(
     """Hooks for `ClaudeAgentOptions(hooks=...)` that mirror Claude Code's own plan tools
     (`TaskCreate`, `TaskUpdate`, `TaskList`, `TaskGet`, `TodoWrite`, `ExitPlanMode`) into
     `session`.
+
+    The model keeps the tools it was trained on; Claude Code runs them, and the hooks tell the
+    session what happened, through `session.call` with the same dialect tools, so every rule,
+    limit and notification form of the session applies.
+
+    - The session must accept `claude_tasks` and/or `claude_todos` (the tools it accepts are the
+      ones mirrored) and `llm_plans`: an approved plan and a subagent's list are plans of their
+      own, written and removed with our tools.
+    - Hooks never block or edit a call: each returns `{}`. A call is mirrored at `PostToolUse`,
+      once Claude Code has run it, and only then; a call that fails (`PostToolUseFailure`) or is
+      denied never reaches the client, so there is nothing to take back.
+    - Task ids are Claude Code's: a `TaskCreate` is mirrored with the id its `tool_response`
+      gives. A `TaskList` result resyncs the list with what Claude Code says exists (tasks it no
+      longer lists are deleted, changed subjects, statuses and owners follow, unknown tasks are
+      added to the main list); a `TaskGet` result does the same for its one task. An update of a
+      task the mirror does not hold is not an error: it is left for the next resync, with one log
+      line. A mirrored call the session rejects (a limit) is logged; Claude Code's call stands.
+    - `ExitPlanMode`, once approved, becomes (or replaces) the markdown plan `"plan-mode"`; a
+      declined one runs no tool and leaves nothing.
+    - Calls made inside a subagent (their hook input carries its `agent_id`) go to plans of its
+      own: its list `"agent-<id>"` and its approved plan `"agent-<id>-plan"`, never the main
+      ones. They are removed when the subagent stops (`SubagentStop`), as Claude Code drops a
+      subagent's todos, unless `keep_subagent_plans=True`. A subagent's list that becomes empty
+      is removed (only the session's own list may be an empty plan). A subagent's `TaskList` only
+      resyncs the tasks its list holds: Claude Code's task list is shared, the other tasks are
+      not its own.
+    - In SDK sessions Claude Code offers its `Task*` tools (not `TodoWrite`), and only when
+      they are allowed: `allowed_tools=list(BUILTIN_PLAN_TOOLS)`.
 
     Example:
         session = PlanSession(send, session_id="s", dialects=["llm_plans", "claude_tasks"])

@@ -600,8 +600,11 @@ TEXTS = st.sampled_from(["Plan", "Build", "Test", "Ship", "Build"])
 
 @st.composite
 def sent_todos(draw: st.DrawFn) -> list[dict[str, Any]]:
+    ids = draw(st.lists(IDS, max_size=4, unique=True))
+    if ids and not draw(st.integers(0, 7)):
+        ids.append(draw(st.sampled_from(ids)))  # now and then an id sent twice: rejected
     out = []
-    for todo_id in draw(st.lists(IDS, max_size=4)):
+    for todo_id in ids:
         item: dict[str, Any] = {"id": todo_id}
         if draw(st.integers(0, 3)):
             item["content"] = draw(TEXTS)
@@ -611,38 +614,60 @@ def sent_todos(draw: st.DrawFn) -> list[dict[str, Any]]:
     return out
 
 
-class CursorLists(RuleBasedStateMachine):
-    """Whatever the order of merges, replacements and restores, the list is the reference
-    list: what each accepted call means, and nothing from a rejected one."""
+MIXED = ["cursor", "write_todos", "claude_todos"]
+
+
+@st.composite
+def whole_lists(draw: st.DrawFn, with_ids: bool) -> list[dict[str, Any]]:
+    """Todos of `write_todos` (no ids) or of Claude Code 2.0's TodoWrite (ids, repeats too)."""
+    out = []
+    for _ in range(draw(st.integers(0, 4))):
+        item: dict[str, Any] = {"content": draw(TEXTS), "status": draw(st.sampled_from(STATUSES))}
+        if with_ids and draw(st.integers(0, 3)):
+            item["id"] = draw(st.sampled_from(["1", "2"]))  # repeats are Claude's to send
+        out.append(item)
+    return out
+
+
+class MixedLists(RuleBasedStateMachine):
+    """One session taking cursor, write_todos and TodoWrite calls in any order, restored at
+    any point: the list is always the reference list (what each accepted call means, nothing
+    from a rejected one). Cursor merges reach the todos of another dialect only by the ids
+    that dialect kept, and leave the ones without an id where they are."""
 
     def __init__(self) -> None:
         super().__init__()
         self.loop = asyncio.new_event_loop()
         self.send = RecordingSend()
-        self.plans = PlanSession(self.send, session_id="s", dialects="cursor")
-        self.expected: list[dict[str, str]] | None = None  # content, status, id
+        self.plans = PlanSession(self.send, session_id="s", dialects=MIXED)
+        self.expected: list[dict[str, Any]] | None = None  # content, status, id (or None)
 
     def teardown(self) -> None:
         self.loop.close()
 
-    def call(self, merge: bool, todos: list[dict[str, Any]]) -> None:
-        current = self.expected or []
-        ids = [t["id"] for t in todos]
-        known = {t["id"]: t for t in current}
-        valid = len(set(ids)) == len(ids) and all("content" in t or t["id"] in known for t in todos)
+    def run(self, tool: str, args: dict[str, Any], valid: bool) -> bool:
         sent = len(self.send.sent)
-        result = self.loop.run_until_complete(
-            self.plans.call("todo_write", {"merge": merge, "todos": todos})
-        )
+        result = self.loop.run_until_complete(self.plans.call(tool, args))
         assert result.ok == valid, result.content
         if not valid:
             assert len(self.send.sent) == sent  # a rejected call sends nothing
+        return valid
+
+    def cursor(self, merge: bool, todos: list[dict[str, Any]]) -> None:
+        current = self.expected or []
+        ids = [t["id"] for t in todos]
+        known: dict[str, int] = {}
+        for position, item in enumerate(current):
+            if item["id"] is not None:
+                known.setdefault(item["id"], position)  # the first todo with an id answers
+        valid = len(set(ids)) == len(ids) and all("content" in t or t["id"] in known for t in todos)
+        if not self.run("todo_write", {"merge": merge, "todos": todos}, valid):
             return
 
-        def written(t: dict[str, Any]) -> dict[str, str]:
-            old = known.get(t["id"], {"status": "pending"})
+        def written(t: dict[str, Any]) -> dict[str, Any]:
+            old = current[known[t["id"]]] if t["id"] in known else {"status": "pending"}
             return {
-                "content": t.get("content", old.get("content", "")),
+                "content": t.get("content", old.get("content")),
                 "status": t.get("status", old["status"]),
                 "id": t["id"],
             }
@@ -651,7 +676,7 @@ class CursorLists(RuleBasedStateMachine):
             out = [dict(item) for item in current]
             for t in todos:
                 if t["id"] in known:
-                    out[[o["id"] for o in out].index(t["id"])] = written(t)
+                    out[known[t["id"]]] = written(t)
                 else:
                     out.append(written(t))
             self.expected = out
@@ -660,15 +685,25 @@ class CursorLists(RuleBasedStateMachine):
 
     @rule(todos=sent_todos())
     def replace(self, todos: list[dict[str, Any]]) -> None:
-        self.call(False, todos)
+        self.cursor(False, todos)
 
     @rule(todos=sent_todos())
     def merge(self, todos: list[dict[str, Any]]) -> None:
-        self.call(True, todos)
+        self.cursor(True, todos)
+
+    @rule(todos=whole_lists(with_ids=False))
+    def write_todos(self, todos: list[dict[str, Any]]) -> None:
+        self.run("write_todos", {"todos": todos}, True)
+        self.expected = [{**t, "id": None} for t in todos]
+
+    @rule(todos=whole_lists(with_ids=True))
+    def todo_write_with_ids(self, todos: list[dict[str, Any]]) -> None:
+        self.run("TodoWrite", {"todos": todos}, True)
+        self.expected = [{"id": None, **t} for t in todos]
 
     @rule()
     def restore(self) -> None:
-        again = PlanSession(self.send, session_id="s", dialects="cursor")
+        again = PlanSession(self.send, session_id="s", dialects=MIXED)
         assert again.restore(self.plans.snapshot()) == []
         self.plans = again
 
@@ -677,12 +712,11 @@ class CursorLists(RuleBasedStateMachine):
         if self.expected is None:
             assert "main" not in self.plans.plans
             return
-        assert [
-            {"content": c, "status": s, "id": i} for c, s, i in listed(self.plans)
-        ] == self.expected
+        got = [{"content": c, "status": s, "id": i} for c, s, i in listed(self.plans)]
+        assert got == self.expected
         if self.send.sent:  # a session without capabilities sends the legacy form
             check("legacy", self.send.sent[-1])
 
 
-TestCursorLists = CursorLists.TestCase
-TestCursorLists.settings = settings(max_examples=100, stateful_step_count=20)
+TestMixedLists = MixedLists.TestCase
+TestMixedLists.settings = settings(max_examples=100, stateful_step_count=20)

@@ -388,7 +388,7 @@ Blocked: "Wait for CI" (and 2 more).\
 
 async def test_the_definition_is_langchains_with_cancelled() -> None:
     (definition,) = tools.openai_chat(dialect="write_todos")
-    parameters = definition["function"]["parameters"]
+    parameters: Any = definition["function"]["parameters"]
     item = parameters["properties"]["todos"]["items"]
     assert sorted(item["properties"]) == ["content", "status"]
     assert item["properties"]["status"]["enum"] == [

@@ -485,6 +485,25 @@ async def test_an_update_keeps_priority_and_meta_and_drops_what_no_longer_holds(
     ]
 
 
+async def test_another_dialects_status_stays_until_the_status_changes() -> None:
+    """A blocked todo (pending in ACP, `blocked` kept in `_meta`) that a merge sends as
+    pending again is still blocked; sent in progress, it is not any more."""
+    ours = PlanSession(RecordingSend(), session_id="s")
+    blocked = {"llm_plans": {"id": "w", "status": "blocked"}}
+    entries = [{"content": "Wait for CI", "status": "pending", "_meta": blocked}]
+    await ours.call("create_plan", {"type": "items", "id": "main", "entries": entries})
+    plans, _ = session("cursor")
+    assert plans.restore(ours.snapshot()) == []
+    assert (
+        await plans.call("todo_write", {"merge": True, "todos": [todo("w", status="pending")]})
+    ).ok
+    assert plans.plans["main"].entries[0].meta == blocked  # type: ignore[union-attr]
+    assert (
+        await plans.call("todo_write", {"merge": True, "todos": [todo("w", status="in_progress")]})
+    ).ok
+    assert plans.plans["main"].entries[0].meta == {"llm_plans": {"id": "w"}}  # type: ignore[union-attr]
+
+
 async def test_a_new_id_without_content_is_rejected_by_its_path() -> None:
     plans, send = session("cursor")
     await plans.call("todo_write", CREATE)

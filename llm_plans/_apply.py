@@ -337,11 +337,17 @@ def _dialect_call(
 
 
 def write_list(
-    call: Call, entries: list[Json], rename: Callable[[str], str], *, last_task: int | None = None
+    call: Call,
+    entries: list[Json],
+    rename: Callable[[str], str],
+    *,
+    last_task: int | None = None,
+    found: Collection[Problem] = (),
 ) -> tuple[Book, Stored]:
     """The book with the dialect's list (`rules.list_id`) set to `entries`: created when it
     does not exist, through the rules every plan is built by (the problems' paths given in
-    the dialect's terms by `rename`). `last_task` records a newly issued task number.
+    the dialect's terms by `rename`). `last_task` records a newly issued task number; `found`
+    are problems the dialect found itself, told together with the core's.
     """
     book, rules, plan_id = call.book, call.rules, call.list_id
     existing = book.plans.get(plan_id)
@@ -367,11 +373,21 @@ def write_list(
         meta = existing.meta if existing is not None else None
         rules = rules if rules.list_id == plan_id else replace(rules, list_id=plan_id)
         built = build("items", plan_id, {"entries": entries}, rules, problems, meta)
-    if problems or built is None:
-        raise Rejection([Problem(rename(p.path), p.message, p.sent) for p in problems])
+    if found or problems or built is None:
+        renamed = [Problem(rename(p.path), p.message, p.sent) for p in problems]
+        raise Rejection(sorted([*found, *renamed], key=_by_item))
     plans = dict(book.plans)
     plans[plan_id] = built
     changed = replace(book, plans=plans)
     if last_task is not None:
         changed = replace(changed, last_task=max(book.last_task, last_task))
     return changed, built
+
+
+def _by_item(problem: Problem) -> tuple[int, int]:
+    # Problems of the whole call first, then item by item (`todos[3].activeForm`).
+    start = problem.path.find("[")
+    end = problem.path.find("]", start)
+    if start < 0 or end < 0 or not problem.path[start + 1 : end].isdigit():
+        return (0, 0)
+    return (1, int(problem.path[start + 1 : end]))

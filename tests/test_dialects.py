@@ -694,7 +694,7 @@ TestTodosAndCursor = _machine_test(TodosAndCursor)
 
 
 @pytest.mark.skipif("claude_todos" not in DIALECTS, reason="claude_todos not registered")
-@pytest.mark.xfail(reason="reported: TodoWrite keeps activeForm (and the old id) unbounded")
+
 def test_claude_activeform_is_held_to_the_step_limit() -> None:
     """An activeForm is what every form shows for the step in progress: as long as a step."""
 
@@ -749,7 +749,7 @@ def test_a_task_number_a_read_told_is_not_given_to_another_item() -> None:
 @pytest.mark.skipif(
     not {"claude_todos", TASKS} <= set(DIALECTS), reason="claude_todos or claude_tasks missing"
 )
-@pytest.mark.xfail(reason="reported: carried() drops a task's number when TodoWrite restates it")
+
 def test_a_todo_list_restating_a_task_keeps_its_number() -> None:
     """The issue: a replacement keeps the `_meta` of entries whose text is unchanged."""
 

@@ -117,11 +117,21 @@ def extra_of(entry: Json) -> dict[str, Any]:
     return dict(kept) if isinstance(kept, Mapping) else {}
 
 
+RESTATED = frozenset({"status", "activeForm", "id"})
+"""What a list dialect's every call says of an item, present or not (`carried` drops the
+old value when the new call leaves it out): its own status word, `activeForm`, the id a
+todo list gives its items. A task's number, description and owner are only ever said by the
+task tools."""
+
+
 def carried(current: Stored | None, entries: list[Json]) -> list[Json]:
     """A full replacement's entries, keeping the priority and `_meta` of each current entry
     whose text is unchanged (the first one with that text, each used once).
 
-    The dialect's own `_meta["llm_plans"]` is the new entry's: what the model sent now.
+    Under `_meta["llm_plans"]`, what every call restates (`RESTATED`) is the new entry's;
+    what only the task tools say (a task's number, description and owner) is kept unless the
+    new entry says otherwise, so a TodoWrite restating a task keeps the number TaskUpdate
+    knows it by.
     """
     if current is None or not current.entries:
         return entries
@@ -138,8 +148,10 @@ def carried(current: Stored | None, entries: list[Json]) -> list[Json]:
         merged: Json = {"content": new["content"], "priority": old["priority"]}
         merged["status"] = new["status"]
         meta = {k: v for k, v in (old.get("_meta") or {}).items() if k != META_KEY}
-        if META_KEY in (new.get("_meta") or {}):
-            meta[META_KEY] = new["_meta"][META_KEY]
+        kept = {k: v for k, v in extra_of(old).items() if k not in RESTATED}
+        kept.update(extra_of(new))
+        if kept:
+            meta[META_KEY] = kept
         if meta:
             merged["_meta"] = meta
         out.append(merged)

@@ -14,6 +14,7 @@ from typing_extensions import Required, TypedDict
 
 from .. import _feedback
 from .._apply import Applied, write_list
+from .._builder import check_step_text
 from .._models import Priority, Status
 from .._repair import repair_list
 from ._base import Call, Dialect, DialectTool, carried, entry, renamer
@@ -56,6 +57,15 @@ class _TodoWriteIn(TypedDict):
 
 def _run(call: Call) -> Applied:
     todos: list[dict[str, Any]] = call.args["todos"]
+    # What the client shows for a step in progress (activeForm), or keeps of it (an old id),
+    # is held to a step's length, as the step's own text is.
+    problems = [
+        problem
+        for index, todo in enumerate(todos)
+        for key in ("activeForm", "id")
+        if (text := _text(todo.get(key))) is not None
+        and (problem := check_step_text(f"todos[{index}].{key}", text, call.rules.limits))
+    ]
     entries = []
     for todo in todos:
         item = entry(
@@ -66,7 +76,7 @@ def _run(call: Call) -> Applied:
         if todo.get("priority"):
             item["priority"] = todo["priority"]
         entries.append(item)
-    book, plan = write_list(call, carried(call.current, entries), renamer("todos"))
+    book, plan = write_list(call, carried(call.current, entries), renamer("todos"), found=problems)
     return Applied(
         "TodoWrite",
         book,

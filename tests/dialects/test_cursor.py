@@ -445,6 +445,19 @@ async def test_one_todo_is_a_whole_call() -> None:
     assert listed(plans) == [("Only", "pending", "9")]
 
 
+async def test_an_empty_merge_changes_nothing_and_an_empty_list_empties_it() -> None:
+    plans, send = session("cursor")
+    await plans.call("todo_write", CREATE)
+    before = plans.snapshot()
+    assert (await plans.call("todo_write", {"merge": True, "todos": []})).ok
+    assert plans.snapshot() == before
+    result = await plans.call("todo_write", {"merge": False, "todos": []})
+    assert result.content == "Updated the todo list: it is empty now."
+    assert send.updates[-1]["plan"]["entries"] == []
+    assert (await plans.call("todo_write", {"merge": True, "todos": [todo("1", "Again")]})).ok
+    assert listed(plans) == [("Again", "pending", "1")]
+
+
 async def test_ids_survive_a_restore_and_merges_go_on() -> None:
     plans, _ = session("cursor")
     await plans.call("todo_write", CREATE)

@@ -378,6 +378,25 @@ async def test_task_list_resyncs_the_mirror(session: PlanSession, send: Recordin
     assert len(send.sent) == sent
 
 
+async def test_a_task_list_past_the_limits_keeps_what_fits_and_says_so_once(
+    session: PlanSession, caplog: pytest.LogCaptureFixture
+) -> None:
+    hooks = plan_hooks(session)
+    code = ClaudeCode()
+    over = session.limits.max_entries + 30
+    for n in range(over):
+        code.create(f"Task {n}")
+    code.create("x" * (session.limits.max_entry_chars + 1))
+    with caplog.at_level(logging.WARNING, logger="llm_plans"):
+        assert await fire(hooks, code.list()) == [{}]
+    kept = session.limits.max_entries
+    assert list(tasks_of(session, "main")) == [str(n) for n in range(1, kept + 1)]
+    [line] = [r.getMessage() for r in caplog.records]
+    assert f"{over + 1 - kept} of Claude Code's tasks" in line
+    assert "at most" in line  # the session's reason, for the last one refused
+    new_session(RecordingSend()).restore(session.snapshot())
+
+
 async def test_task_list_with_no_tasks_empties_the_main_list(session: PlanSession) -> None:
     hooks = plan_hooks(session)
     code = ClaudeCode()

@@ -116,6 +116,7 @@ class _Mirror:
         # parallel subagents' hooks do not interleave inside a resync.
         self._lock = asyncio.Lock()
         self._seen: dict[str, None] = {}
+        self._refusal = ""  # the last call the session refused, for the log
 
     # ---- hook events --------------------------------------------------------------------
 
@@ -296,11 +297,13 @@ class _Mirror:
             and isinstance(t.get("subject"), str)
         }
         held = scope.tasks()
-        changed = 0
+        changed = refused = 0
         if complete:
             for task_id in [i for i in held if i not in tasks]:
-                if await self._delete(scope, task_id, held):
+                if await self._delete(scope, task_id, held, quiet=True):
                     changed += 1
+                else:
+                    refused += 1
                 held = scope.tasks()
         others = scope.elsewhere() if scope.agent is None else None
         for task_id, task in tasks.items():
@@ -315,20 +318,34 @@ class _Mirror:
                     update["status"] = status
                 if owner is not None and owner != mine.owner:
                     update["owner"] = owner
-                if update and await self._call(scope, "TaskUpdate", {"taskId": task_id, **update}):
+                if not update:
+                    continue
+                if await self._call(scope, "TaskUpdate", {"taskId": task_id, **update}, quiet=True):
                     changed += 1
+                else:
+                    refused += 1
             elif others is not None and task_id not in others and task["subject"].strip():
                 # A task the main list never saw created (hooks added later, a restart).
                 # TaskGet gives a description, TaskList none: none is made up.
                 create = {"subject": task["subject"], "description": _text(task.get("description"))}
-                if not await self._call(scope, "TaskCreate", {**create, "taskId": task_id}):
+                if not await self._call(
+                    scope, "TaskCreate", {**create, "taskId": task_id}, quiet=True
+                ):
+                    refused += 1  # a limit (200 tasks, a long subject): one line says so below
                     continue
                 changed += 1
                 update = {"status": status} if status not in (None, "pending") else {}
                 if owner is not None:
                     update["owner"] = owner
                 if update:
-                    await self._call(scope, "TaskUpdate", {"taskId": task_id, **update})
+                    await self._call(scope, "TaskUpdate", {"taskId": task_id, **update}, quiet=True)
+        if refused:
+            _logger.warning(
+                "plan_hooks: %s could not follow %d of Claude Code's tasks: %s",
+                scope.list_id,
+                refused,
+                self._refusal,
+            )
         if changed:
             _logger.info(
                 "plan_hooks: %s resynced with Claude Code's task list (%d task%s changed)",
@@ -337,11 +354,14 @@ class _Mirror:
                 "" if changed == 1 else "s",
             )
 
-    async def _delete(self, scope: Scope, task_id: str, held: Mapping[str, Task]) -> bool:
+    async def _delete(
+        self, scope: Scope, task_id: str, held: Mapping[str, Task], *, quiet: bool = False
+    ) -> bool:
         if scope.agent is not None and len(held) == 1:
             await self._drop_list(scope)
             return True
-        return await self._call(scope, "TaskUpdate", {"taskId": task_id, "status": "deleted"})
+        deleted = {"taskId": task_id, "status": "deleted"}
+        return await self._call(scope, "TaskUpdate", deleted, quiet=quiet)
 
     # ---- writing ------------------------------------------------------------------------
 
@@ -352,17 +372,28 @@ class _Mirror:
             await self._call(scope, "remove_plan", {"id": scope.list_id}, ours=True)
 
     async def _call(
-        self, scope: Scope, name: str, arguments: dict[str, Any], *, ours: bool = False
+        self,
+        scope: Scope,
+        name: str,
+        arguments: dict[str, Any],
+        *,
+        ours: bool = False,
+        quiet: bool = False,
     ) -> bool:
+        """Run one call through the session; a refusal is logged (by the caller when
+        `quiet`: a resync says once how many it could not follow)."""
         list_id = None if ours else scope.agent_list
         result = await self.session.call(name, arguments, list_id=list_id)
         if not result.ok:
-            _logger.warning(
-                "plan_hooks: the session did not take Claude Code's %s on %s: %s",
-                name,
-                scope.list_id,
-                result.content.splitlines()[0] if result.content else "",
-            )
+            # The rejection's problems, without its first and last lines (meant for a model).
+            lines = result.content.splitlines()
+            self._refusal = f"{name}: " + " ".join(lines[1:-1] or lines)
+            if not quiet:
+                _logger.warning(
+                    "plan_hooks: %s did not take Claude Code's %s",
+                    scope.list_id,
+                    self._refusal,
+                )
         return result.ok
 
 

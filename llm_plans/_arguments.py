@@ -137,7 +137,8 @@ def parse(
             value = decode_bytes(data)
         except Undecodable as exc:
             if exc.truncated:
-                raise Rejection([Problem("", _feedback.CUT_OFF)]) from None
+                ours = isinstance(tool, str)
+                raise Rejection([_feedback.cut_off_problem(ours=ours)]) from None
             raise Rejection([Problem("", f"{exc}. Send one JSON object.")]) from None
     return validate(tool, value)
 

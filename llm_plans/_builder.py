@@ -53,14 +53,18 @@ def check_id(plan_id: str, limits: Limits) -> list[Problem]:
     return []
 
 
-def check_step_text(path: str, content: str, limits: Limits) -> Problem | None:
+def check_step_text(
+    path: str, content: str, limits: Limits, *, markdown: bool = True
+) -> Problem | None:
     """What is wrong with the wording of one step, wherever it comes from (an entry, a
-    change's content), if anything."""
+    change's content, a todo's activeForm), if anything; `markdown` when the model can write
+    a markdown plan instead (our tools can, a todo list's cannot)."""
     if len(content) > limits.max_entry_chars:
+        instead = ", or use a markdown plan for detail" if markdown else ""
         return Problem(
             path,
-            f"{len(content)} characters; at most {limits.max_entry_chars}. Keep steps short, "
-            "or use a markdown plan for detail.",
+            f"{len(content)} characters; at most {limits.max_entry_chars}. "
+            f"Keep steps short{instead}.",
         )
     return None
 
@@ -106,9 +110,12 @@ def build(
                 )
             )
         longest = max(map(len, map(_CONTENT, raw)), default=0)
+        lists = plan_id == rules.list_id  # written by a todo list's tools, which have no markdown
         if longest > limits.max_entry_chars:  # a C-speed check first: this runs per step
             for index, e in enumerate(raw):
-                problem = check_step_text(f"entries[{index}].content", e["content"], limits)
+                problem = check_step_text(
+                    f"entries[{index}].content", e["content"], limits, markdown=not lists
+                )
                 if problem is not None:
                     problems.append(problem)
         problems += [

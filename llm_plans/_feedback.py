@@ -14,6 +14,12 @@ from ._models import ToolName
 from ._registry import TOOLS
 
 _UNSET: Any = object()
+# Another dialect's tool writes a whole list, or one task, in a call: no second call adds to
+# what the first one created.
+CUT_OFF_LIST = (
+    "your call was cut off before its arguments were complete (the output token limit was "
+    "reached), so it was not applied. Send it again with shorter texts."
+)
 CUT_OFF = (
     "your call was cut off before its arguments were complete (the output token limit was "
     "reached), so it was not applied. Send a shorter plan, or create it and add steps in a "
@@ -182,9 +188,9 @@ class ToolResult:
     (the change stands; the next commit runs it again). None when all went well."""
 
 
-def cut_off_problem() -> Problem:
-    """The problem of a call the output token limit cut short."""
-    return Problem("", CUT_OFF)
+def cut_off_problem(*, ours: bool = True) -> Problem:
+    """The problem of a call the output token limit cut short (`ours`: of our own tools)."""
+    return Problem("", CUT_OFF if ours else CUT_OFF_LIST)
 
 
 def rejection(

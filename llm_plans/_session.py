@@ -216,7 +216,9 @@ class PlanSession:
         if parsed is None or tool is None:
             return None
         if truncated:
-            result = ToolResult(False, Rejected(tool, [_feedback.cut_off_problem()]).text, tool)
+            ours = isinstance(self._names.resolve(parsed.name), str)
+            problem = _feedback.cut_off_problem(ours=ours)
+            result = ToolResult(False, Rejected(tool, [problem]).text, tool)
         else:
             result = await self.call(tool, parsed.arguments)
         return parsed.result(result.content, result.ok)
@@ -319,7 +321,8 @@ class PlanSession:
                 raise StreamError(f"no streamed call {call_id!r}; feed it before finishing it")
             if truncated:
                 outcome: Applied | Rejected | Read = Rejected(
-                    _name(flight.tool), [_feedback.cut_off_problem()]
+                    _name(flight.tool),
+                    [_feedback.cut_off_problem(ours=isinstance(flight.tool, str))],
                 )
             else:
                 final, size = (arguments, None) if arguments is not None else flight.arguments()

@@ -64,7 +64,11 @@ def _run(call: Call) -> Applied:
         for index, todo in enumerate(todos)
         for key in ("activeForm", "id")
         if (text := _text(todo.get(key))) is not None
-        and (problem := check_step_text(f"todos[{index}].{key}", text, call.rules.limits))
+        and (
+            problem := check_step_text(
+                f"todos[{index}].{key}", text, call.rules.limits, markdown=False
+            )
+        )
     ]
     entries = []
     for todo in todos:

@@ -365,3 +365,22 @@ async def test_a_streamed_list_shows_each_todo_as_it_completes() -> None:
     assert shown == [[f"Step {n}" for n in range(k)] for k in range(1, 6)]
     assert (await plans.finish("call-1")).ok
     assert len(send.updates) == 5  # the last preview was the whole list: nothing to resend
+
+
+async def test_answers_never_point_to_tools_the_dialect_lacks() -> None:
+    """A todo list's model has no markdown plan to move detail into, and no second call adds
+    to what a cut-off one created."""
+    plans, _ = session("schema")
+    long = {"todos": [todo("x" * (plans.limits.max_entry_chars + 1), "pending", "x")]}
+    result = await plans.call("TodoWrite", long)
+    assert "Keep steps short." in result.content
+    assert "markdown" not in result.content
+    cut = json.dumps(CREATE)[:-9]
+    result = await plans.call("TodoWrite", cut)
+    assert "cut off" in result.content
+    assert "create it" not in result.content
+    await plans.feed("call-1", "TodoWrite", json.dumps(CREATE))
+    assert (
+        "Send it again with shorter texts."
+        in (await plans.finish("call-1", truncated=True)).content
+    )

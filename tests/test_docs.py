@@ -124,10 +124,11 @@ def test_every_public_name_has_its_api_reference() -> None:
     names = documented()
     missing = {f"llm_plans.{n}" for n in llm_plans.__all__} - names - {"llm_plans.tools"}
     assert not missing
-    for module in ("tools", "providers", "view", "testing", "integrations"):
+    for module in ("tools", "providers", "view", "testing", "integrations", "dialects"):
         assert f"llm_plans.{module}" in names
-    integrations = (ROOT / "llm_plans" / "integrations").glob("[!_]*.py")
-    assert {f"llm_plans.integrations.{p.stem}" for p in integrations} <= names
+    for package in ("integrations", "dialects"):  # every public module of each
+        modules = (ROOT / "llm_plans" / package).glob("[!_]*.py")
+        assert {f"llm_plans.{package}.{p.stem}" for p in modules} <= names, package
     for name in names:  # each names something that exists
         module, _, attribute = name.rpartition(".")
         try:

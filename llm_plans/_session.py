@@ -293,8 +293,8 @@ class PlanSession:
         tool = self._names.resolve(name)
         if tool is None:
             raise StreamError(
-                f"{name!r} is not a plan tool; route it elsewhere "
-                "(llm_plans.tools.NAMES lists the plan tools)"
+                f"{name!r} is not a plan tool of this session; route it elsewhere (its plan "
+                f"tools: {', '.join(self.tool_names)}; session.plan_tool(name) tells them apart)"
             )
         self._lock.check()
         flight = self._streams.start(call_id, tool, self.limits.max_arguments_bytes)

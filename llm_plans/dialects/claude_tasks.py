@@ -319,6 +319,11 @@ def _written(call: Call, tool: str, entries: list[Json], last: int, say: Any) ->
 # ---- TaskCreate ------------------------------------------------------------------------
 
 
+_MIRROR_DIGITS = 9
+"""A mirrored task number is below 10**9: far above any session's tasks, far below the
+numbers a session can issue."""
+
+
 def _create(call: Call) -> Applied:
     args = call.args
     tasks = _tasks(call)
@@ -332,6 +337,12 @@ def _create(call: Call) -> Applied:
     sent = args.get("taskId")
     if sent is not None and _number(sent, digits) is None:
         problems.append(Problem("taskId", _feedback.not_a_task_number(digits), sent))
+    elif sent is not None and int(sent) >= 10**_MIRROR_DIGITS:
+        # Claude Code numbers its tasks from 1; a number this high would spend what is left
+        # of the session's numbers (every later TaskCreate refused) in one call.
+        problems.append(
+            Problem("taskId", f"a task number has at most {_MIRROR_DIGITS} digits.", sent)
+        )
     elif sent is not None and sent in tasks.issued:
         problems.append(Problem("taskId", "a task has this number; leave taskId out.", sent))
         context = tasks.context()

@@ -1370,3 +1370,17 @@ def test_definitions_have_claude_codes_shape_and_lean_descriptions(tool: str) ->
     assert set(ours["properties"]) == set(reference["properties"]) - {"metadata"}
     assert set(ours.get("required", [])) == set(reference["required"])
     assert len(tools.description(tool, dialect="claude_tasks").encode()) < 500
+
+
+async def test_a_mirrors_number_cannot_spend_the_sessions_numbers() -> None:
+    """One call naming a huge number would leave no number for any later task."""
+    plans, _ = session()
+    for huge in ("9" * 64, "1" + "0" * 9):
+        result = await plans.call("TaskCreate", {"subject": "A", "description": "", "taskId": huge})
+        assert not result.ok
+        assert "- taskId: " in result.content
+        assert "at most 9 digits" in result.content
+    high = await plans.call("TaskCreate", {"subject": "A", "description": "", "taskId": "9" * 9})
+    assert high.ok
+    after = await plans.call("TaskCreate", {"subject": "B", "description": ""})
+    assert after.content == "Task #1000000000 created successfully: B"

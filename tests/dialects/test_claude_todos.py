@@ -9,7 +9,7 @@ import pytest
 from inline_snapshot import snapshot
 from spec_shapes import check
 
-from llm_plans import ConfigurationError, PlanSession
+from llm_plans import ConfigurationError, PlanSession, StreamError
 from llm_plans.testing import RecordingSend
 
 CAPS = {"schema": {"plan": {}}, "legacy": {}}
@@ -384,3 +384,9 @@ async def test_answers_never_point_to_tools_the_dialect_lacks() -> None:
         "Send it again with shorter texts."
         in (await plans.finish("call-1", truncated=True)).content
     )
+
+
+async def test_a_stream_of_another_tool_is_refused_naming_the_sessions_tools() -> None:
+    plans, _ = session("schema")
+    with pytest.raises(StreamError, match="its plan tools: TodoWrite"):
+        await plans.feed("call-1", "create_plan", "{")

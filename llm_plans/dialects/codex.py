@@ -18,7 +18,7 @@ Its tool name is ours too: a session cannot take `codex` and `llm_plans` at once
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
 from typing_extensions import NotRequired, Required, TypedDict
@@ -54,7 +54,8 @@ class UpdatePlanArgs(BaseModel):
 class _StepIn(TypedDict):
     __pydantic_config__ = _FORBID  # type: ignore[misc]
     step: Required[_Text]
-    status: Required[Status]
+    # Ours, and blocked (pending to ACP, kept in _meta), which Codex's plain string allows.
+    status: Required[Literal["pending", "in_progress", "completed", "cancelled", "blocked"]]
 
 
 class _UpdatePlanIn(TypedDict):
@@ -65,7 +66,12 @@ class _UpdatePlanIn(TypedDict):
 
 def _run(call: Call) -> Applied:
     steps: list[dict[str, Any]] = call.args["plan"]
-    entries = [entry(step["step"], step["status"]) for step in steps]
+    entries = [
+        entry(step["step"], "pending", {"status": "blocked"})
+        if step["status"] == "blocked"
+        else entry(step["step"], step["status"])
+        for step in steps
+    ]
     book, plan = write_list(call, carried(call.current, entries), _rename)
     return Applied(
         "update_plan",

@@ -19,6 +19,7 @@ from typing_extensions import NotRequired, TypedDict
 from .. import _feedback
 from .._apply import Applied, write_list
 from .._arguments import Rejection
+from .._builder import check_step_text
 from .._feedback import Problem
 from .._models import Status
 from .._repair import repair_list
@@ -87,7 +88,22 @@ def _run(call: Call) -> Applied:
                 return f"{head}].description"
         return path
 
-    book, plan = write_list(call, carried(call.current, entries), rename)
+    # A description kept beside the text is held to a step's length, as the text is.
+    long = [
+        problem
+        for index, todo in enumerate(todos)
+        if "content" in todo
+        and isinstance(todo.get("description"), str)
+        and (
+            problem := check_step_text(
+                f"todos[{index}].description",
+                todo["description"],
+                call.rules.limits,
+                markdown=False,
+            )
+        )
+    ]
+    book, plan = write_list(call, carried(call.current, entries), rename, found=long)
     blocked = [n for n, todo in enumerate(todos, 1) if todo["status"] == BLOCKED]
     return Applied(
         "write_todos",

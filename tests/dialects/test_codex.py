@@ -385,9 +385,8 @@ def test_any_other_status_is_rejected_with_the_accepted_values(status: str) -> N
             return
         assert (plans.snapshot(), len(send.sent)) == (before, sent)
         assert "- plan[1].status: sent " in result.content
-        assert 'accepted values: "pending", "in_progress", "completed" or "cancelled".' in (
-            result.content
-        )
+        accepted = '"pending", "in_progress", "completed", "cancelled" or "blocked".'
+        assert f"accepted values: {accepted}" in result.content
 
     asyncio.run(run())
 
@@ -431,10 +430,9 @@ async def test_bad_arguments_name_the_plan_paths_and_change_nothing() -> None:
     bad = {"plan": [{"step": "", "status": "pending"}, {"status": "blocked"}, {"text": "x"}]}
     result = await plans.call("update_plan", bad)
     assert result.content == snapshot("""\
-update_plan was not applied (6 problems); no plan was changed.
+update_plan was not applied (5 problems); no plan was changed.
 - plan[0].step: sent ""; must not be empty.
 - plan[1].step: this field is required.
-- plan[1].status: sent "blocked"; accepted values: "pending", "in_progress", "completed" or "cancelled".
 - plan[2].step: this field is required.
 - plan[2].status: this field is required.
 - plan[2].text: sent "x"; not a known field. Accepted fields: step, status.
@@ -491,3 +489,13 @@ def test_hostile_calls_are_answered_and_change_nothing(args: Any) -> None:
         await answered_safely(plans, send, "update_plan", args, FIELDS)
 
     asyncio.run(run())
+
+
+async def test_a_blocked_step_is_pending_and_keeps_its_own_status() -> None:
+    plans = PlanSession(RecordingSend(), session_id="s", dialects="codex")
+    result = await plans.call(
+        "update_plan", {"plan": [{"step": "Wait for CI", "status": "blocked"}]}
+    )
+    assert result.ok, result.content
+    [entry] = plans.plans["main"].entries  # type: ignore[union-attr]
+    assert (entry.status, entry.meta) == ("pending", {"llm_plans": {"status": "blocked"}})

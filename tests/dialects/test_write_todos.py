@@ -534,3 +534,13 @@ def test_hostile_calls_are_answered_and_change_nothing(args: Any) -> None:
 def test_the_session_takes_it_beside_ours() -> None:
     plans = PlanSession(RecordingSend(), session_id="s", dialects=["llm_plans", "write_todos"])
     assert plans.tool_names == ("create_plan", "update_plan", "remove_plan", "write_todos")
+
+
+async def test_a_description_kept_beside_the_text_is_held_to_a_steps_length() -> None:
+    plans = PlanSession(RecordingSend(), session_id="s", dialects="write_todos")
+    limit = plans.limits.max_entry_chars
+    todo = {"content": "a", "description": "d" * (limit + 1), "status": "pending"}
+    result = await plans.call("write_todos", {"todos": [todo]})
+    assert not result.ok
+    assert f"- todos[0].description: {limit + 1} characters; at most {limit}." in result.content
+    assert dict(plans.plans) == {}

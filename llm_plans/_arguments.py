@@ -120,6 +120,10 @@ def parse(
     """
     if isinstance(arguments, Decoded):
         value = arguments.value
+    elif _nothing(tool, arguments):
+        # A tool without required arguments (`TaskList`) called with none at all: APIs
+        # stream such a call as an empty text ("" in Anthropic's input_json_delta).
+        value = {}
     else:
         data = _as_bytes(arguments)
         total = len(data) if size is None else size
@@ -141,6 +145,14 @@ def parse(
                 raise Rejection([_feedback.cut_off_problem(ours=ours)]) from None
             raise Rejection([Problem("", f"{exc}. Send one JSON object.")]) from None
     return validate(tool, value)
+
+
+def _nothing(tool: ToolName | DialectTool, arguments: Any) -> bool:
+    if isinstance(tool, str) or tool.needs_arguments:
+        return False
+    if arguments is None:
+        return True
+    return isinstance(arguments, (str, bytes, bytearray)) and not arguments.strip()
 
 
 def validate(tool: ToolName | DialectTool, value: Any) -> Any:

@@ -411,8 +411,10 @@ class PlanSession:
         if isinstance(outcome, Rejected):
             failure = await self._show(shown)  # take back what previews showed
             return ToolResult(False, outcome.text, outcome.tool, failure=failure)
-        if isinstance(outcome, Read):  # changes nothing; a streamed read showed nothing
-            return ToolResult(True, outcome.text, outcome.tool, failure=await self._show(shown))
+        if isinstance(outcome, Read):
+            # Sends nothing: a read shows no previews, and a client a failed send left behind
+            # is brought up to date by the next change, not by a read.
+            return ToolResult(True, outcome.text, outcome.tool)
         self._book = outcome.book
         failure = self._committed()
         send_failure = await self._show([*shown, outcome.plan_id])

@@ -129,11 +129,10 @@ def shown_entries(plan: Stored, form: WireForm) -> tuple[Json, ...]:
         for step, status in enumerate(statuses):
             if status == "cancelled":
                 entry = shown[step]
-                shown[step] = {
-                    **entry,
-                    "content": CANCELLED_PREFIX + entry["content"],
-                    "status": "completed",
-                }
+                content = entry["content"]
+                if not content.startswith(CANCELLED_PREFIX):  # a step that already says so
+                    content = CANCELLED_PREFIX + content
+                shown[step] = {**entry, "content": content, "status": "completed"}
     return tuple(shown)
 
 

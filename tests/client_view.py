@@ -86,7 +86,8 @@ def shown_entry(entry: PlanEntry, form: str) -> dict[str, str]:
     if status == "in_progress" and isinstance(active, str) and active.strip():
         content = active
     if status == "cancelled" and form in V1:
-        content, status = "Cancelled: " + content, "completed"
+        prefix = "" if content.startswith("Cancelled: ") else "Cancelled: "
+        content, status = prefix + content, "completed"
     return {"content": content, "priority": entry.priority, "status": status}
 
 

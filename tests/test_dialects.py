@@ -118,7 +118,8 @@ def rendered(entry: Mapping[str, Any], form: str) -> dict[str, Any]:
     if status == "in_progress" and isinstance(active, str) and active.strip():
         content = active
     if status == "cancelled" and form in V1:
-        content, status = "Cancelled: " + content, "completed"
+        prefix = "" if content.startswith("Cancelled: ") else "Cancelled: "
+        content, status = prefix + content, "completed"
     out = {"content": content, "priority": entry["priority"], "status": status}
     if meta is not None:
         out["_meta"] = meta

@@ -55,7 +55,8 @@ def oracle(form: str, entry: dict[str, Any]) -> dict[str, Any]:
     if status == "in_progress" and isinstance(active, str) and active.strip():
         content = active
     if status == "cancelled" and form in V1:
-        content, status = "Cancelled: " + content, "completed"
+        prefix = "" if content.startswith("Cancelled: ") else "Cancelled: "
+        content, status = prefix + content, "completed"
     shown = {"content": content, "priority": entry["priority"], "status": status}
     if meta is not None:
         shown["_meta"] = meta
@@ -358,3 +359,12 @@ async def test_a_rejected_call_sends_nothing_in_v2_even_after_a_file_edit(tmp_pa
     sent = len(send.sent)
     assert not (await s.call("update_plan", {"id": "nope", "entries": ["x"]})).ok
     assert len(send.sent) == sent
+
+
+async def test_a_cancelled_step_that_already_says_so_is_not_prefixed_twice() -> None:
+    send = RecordingSend()
+    session = PlanSession(send, session_id="s", form="schema")
+    entry = {"content": "Cancelled: flaky test", "status": "cancelled"}
+    assert (await session.call("create_plan", {"type": "items", "entries": [entry]})).ok
+    [shown] = send.updates[-1]["plan"]["entries"]
+    assert (shown["content"], shown["status"]) == ("Cancelled: flaky test", "completed")

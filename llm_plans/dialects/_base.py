@@ -78,6 +78,12 @@ class DialectTool:
     """Accepted fields of the objects in each array, for "not a known field" problems."""
 
     @property
+    def needs_arguments(self) -> bool:
+        """False for a tool whose every argument is optional (`TaskList`): a call with no
+        arguments at all (empty text, None) is `{}` to it."""
+        return any(f.is_required() for f in self.definition.model_fields.values())
+
+    @property
     def fields(self) -> tuple[str, ...]:
         """The top-level fields the tool accepts, for "not a known field" problems."""
         return tuple(self.definition.model_fields)

@@ -1384,3 +1384,25 @@ async def test_a_mirrors_number_cannot_spend_the_sessions_numbers() -> None:
     assert high.ok
     after = await plans.call("TaskCreate", {"subject": "B", "description": ""})
     assert after.content == "Task #1000000000 created successfully: B"
+
+
+async def test_task_list_with_no_arguments_at_all_reads() -> None:
+    """APIs stream a call without arguments as empty text (Anthropic's input_json_delta "")."""
+    plans, send = session()
+    await plans.call("TaskCreate", {"subject": "A", "description": ""})
+    sent = len(send.sent)
+    for nothing in ("", b"", " ", None, {}):
+        result = await plans.call("TaskList", nothing)
+        assert (result.ok, result.content) == (True, "#1 [pending] A"), nothing
+    assert not (await plans.call("TaskGet", "")).ok  # it needs its taskId
+    assert len(send.sent) == sent
+
+
+async def test_a_read_after_a_failed_send_sends_nothing() -> None:
+    plans, send = session()
+    send.fail_with = ConnectionResetError("gone")
+    assert (await plans.call("TaskCreate", {"subject": "A", "description": ""})).failure
+    send.fail_with = None
+    await plans.call("TaskList", {})
+    await plans.call("TaskGet", {"taskId": "1"})
+    assert send.sent == []

@@ -38,6 +38,9 @@ class Rules:
     list_id: str | None = None
     """The id of the one items plan that single-list dialects (`TodoWrite`, ...) write, when
     such a dialect is on. That plan may be empty: an empty todo list keeps its plan."""
+    mirror: bool = False
+    """The call mirrors one another agent already ran (`PlanSession.mirror`): ids that
+    agent issued (a task's number) are taken, as no model's call may set them."""
 
 
 def check_id(plan_id: str, limits: Limits) -> list[Problem]:

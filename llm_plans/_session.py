@@ -174,8 +174,20 @@ class PlanSession:
         `list_id`: the plan a list dialect's call writes, in place of the session's own list
         (a subagent's list, kept apart from the main one); ignored by our tools.
         """
+        return await self._call(name, arguments, list_id, mirror=False)
+
+    async def mirror(self, name: str, arguments: Any, *, list_id: str | None = None) -> ToolResult:
+        """Apply a plan tool call another agent already ran, as `call` does, taking the ids
+        that agent issued: a `TaskCreate`'s `taskId` (Claude Code's own task number), which
+        a model's `call` is refused. `plan_hooks` mirrors Claude Code's calls through this.
+        """
+        return await self._call(name, arguments, list_id, mirror=True)
+
+    async def _call(
+        self, name: str, arguments: Any, list_id: str | None, *, mirror: bool
+    ) -> ToolResult:
         tool = self._names.resolve(name)
-        rules = self._rules
+        rules = replace(self._rules, mirror=True) if mirror else self._rules
         if list_id is not None:
             if not isinstance(list_id, str) or check_id(list_id, rules.limits):
                 raise ConfigurationError(

@@ -7,11 +7,12 @@ highest in the list, so a deleted task's number stays spent, across `restore()` 
 cannot carry is kept under `_meta["llm_plans"]`: `taskId`, `description`, `activeForm`,
 `owner`, `blocks`, `blockedBy` and small `metadata`. `TaskList` and `TaskGet` only read.
 
-`TaskCreate` also takes a `taskId` its definition does not show. An agent mirroring Claude
-Code's own task calls into a session (the Claude Agent SDK hooks) passes the number Claude
-Code issued, so that both name the task alike: the task gets it when it is a task number
-(decimal digits) that no task in the list has, and the call is rejected otherwise; numbers
-issued afterwards are higher.
+`TaskCreate` also takes a `taskId` its definition does not show, from mirrors only
+(`PlanSession.mirror`, which the Claude Agent SDK hooks use to copy Claude Code's own task
+calls into a session): the number Claude Code issued, so that both name the task alike. The
+task gets it when it is a task number (decimal digits, at most 9) that no task in the list
+has; numbers issued afterwards are higher. A model's call naming one is refused (numbers are
+ours to issue, never reused).
 
 Entries another tool wrote (a `TodoWrite` list, `create_plan` steps) carry no number. Reads
 show them without one; the next Task* write numbers them, in list order, and records those
@@ -335,7 +336,11 @@ def _create(call: Call) -> Applied:
     if len(tasks.entries) >= call.rules.limits.max_entries:
         problems.append(Problem("", _feedback.tasks_full(len(tasks.entries))))
     sent = args.get("taskId")
-    if sent is not None and _number(sent, digits) is None:
+    if sent is not None and not call.rules.mirror:
+        # Numbers are ours to issue: only a mirror of Claude Code's own call brings one.
+        accepted = ", ".join(f for f in call.tool.fields)
+        problems.append(Problem("taskId", f"not a known field. Accepted fields: {accepted}.", sent))
+    elif sent is not None and _number(sent, digits) is None:
         problems.append(Problem("taskId", _feedback.not_a_task_number(digits), sent))
     elif sent is not None and int(sent) >= 10**_MIRROR_DIGITS:
         # Claude Code numbers its tasks from 1; a number this high would spend what is left

@@ -383,7 +383,7 @@ class _Mirror:
         """Run one call through the session; a refusal is logged (by the caller when
         `quiet`: a resync says once how many it could not follow)."""
         list_id = None if ours else scope.agent_list
-        result = await self.session.call(name, arguments, list_id=list_id)
+        result = await self.session.mirror(name, arguments, list_id=list_id)
         if not result.ok:
             # The rejection's problems, without its first and last lines (meant for a model).
             lines = result.content.splitlines()

@@ -924,18 +924,18 @@ TestNumbers = Numbers.TestCase
 
 async def test_a_mirror_passes_claude_codes_own_number() -> None:
     plans, _ = session()
-    mirrored = await plans.call("TaskCreate", {"subject": "A", "description": "", "taskId": "7"})
+    mirrored = await plans.mirror("TaskCreate", {"subject": "A", "description": "", "taskId": "7"})
     assert mirrored.content == "Task #7 created successfully: A"
     assert plans.snapshot()["last_task"] == 7
     ours = await plans.call("TaskCreate", {"subject": "B", "description": ""})
     assert ours.content == "Task #8 created successfully: B"
-    lower = await plans.call("TaskCreate", {"subject": "C", "description": "", "taskId": 3})
+    lower = await plans.mirror("TaskCreate", {"subject": "C", "description": "", "taskId": 3})
     assert lower.content == "Task #3 created successfully: C"
     assert (await plans.call("TaskCreate", {"subject": "D", "description": ""})).content == (
         "Task #9 created successfully: D"
     )
     before = plans.snapshot()
-    taken = await plans.call("TaskCreate", {"subject": "E", "description": "", "taskId": "8"})
+    taken = await plans.mirror("TaskCreate", {"subject": "E", "description": "", "taskId": "8"})
     assert taken.content == snapshot("""\
 TaskCreate was not applied (1 problem); no plan was changed.
 - taskId: sent "8"; a task has this number; leave taskId out.
@@ -943,7 +943,9 @@ Existing tasks: #7, #8, #3, #9.
 Fix the errors and call TaskCreate again.\
 """)
     for bad in ("07", "0", "x1", "1.5", "9" * 65, True, 2.0, -1, ""):
-        result = await plans.call("TaskCreate", {"subject": "F", "description": "", "taskId": bad})
+        result = await plans.mirror(
+            "TaskCreate", {"subject": "F", "description": "", "taskId": bad}
+        )
         assert not result.ok, bad
         assert result.content.split("\n")[1].startswith("- taskId: "), result.content
     assert plans.snapshot() == before
@@ -1005,7 +1007,7 @@ async def test_a_mirrors_number_is_kept_when_other_items_are_numbered_with_it() 
     plans, _ = session(dialects=["claude_todos", "claude_tasks"])
     todo = {"status": "pending", "activeForm": "Working"}
     await run(plans, [("TodoWrite", {"todos": [{"content": "Old", **todo}]})])
-    result = await plans.call("TaskCreate", {"subject": "Mirrored", "taskId": "1"})
+    result = await plans.mirror("TaskCreate", {"subject": "Mirrored", "taskId": "1"})
     assert result.content == "Task #1 created successfully: Mirrored"
     assert (await plans.call("TaskList", {})).content == "#2 [pending] Old\n#1 [pending] Mirrored"
 
@@ -1376,11 +1378,13 @@ async def test_a_mirrors_number_cannot_spend_the_sessions_numbers() -> None:
     """One call naming a huge number would leave no number for any later task."""
     plans, _ = session()
     for huge in ("9" * 64, "1" + "0" * 9):
-        result = await plans.call("TaskCreate", {"subject": "A", "description": "", "taskId": huge})
+        result = await plans.mirror(
+            "TaskCreate", {"subject": "A", "description": "", "taskId": huge}
+        )
         assert not result.ok
         assert "- taskId: " in result.content
         assert "at most 9 digits" in result.content
-    high = await plans.call("TaskCreate", {"subject": "A", "description": "", "taskId": "9" * 9})
+    high = await plans.mirror("TaskCreate", {"subject": "A", "description": "", "taskId": "9" * 9})
     assert high.ok
     after = await plans.call("TaskCreate", {"subject": "B", "description": ""})
     assert after.content == "Task #1000000000 created successfully: B"
@@ -1406,3 +1410,18 @@ async def test_a_read_after_a_failed_send_sends_nothing() -> None:
     await plans.call("TaskList", {})
     await plans.call("TaskGet", {"taskId": "1"})
     assert send.sent == []
+
+
+async def test_a_models_call_cannot_choose_a_task_number() -> None:
+    """Numbers are ours to issue and never reused: a model naming one (the field mirrors
+    use) is refused, a deleted task's number included."""
+    plans, _ = session()
+    await plans.call("TaskCreate", {"subject": "a", "description": ""})
+    await plans.call("TaskUpdate", {"taskId": "1", "status": "deleted"})
+    before = plans.snapshot()
+    result = await plans.call("TaskCreate", {"subject": "b", "description": "", "taskId": "1"})
+    assert not result.ok
+    assert '- taskId: sent "1"; not a known field. Accepted fields: ' in result.content
+    assert plans.snapshot() == before
+    fresh = await plans.call("TaskCreate", {"subject": "b", "description": ""})
+    assert fresh.content == "Task #2 created successfully: b"

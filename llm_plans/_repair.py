@@ -166,7 +166,9 @@ def repair_list(value: Any, field: str, text: str = "content") -> Any:
         if isinstance(item, str) and item.strip():
             item = {text: item}
         elif isinstance(item, dict) and "status" in item:
-            item = {**item, "status": _enum(item["status"], STATUSES, _STATUS_SYNONYMS)}
+            # `blocked` too: dialects take it (as pending, keeping the word).
+            status = _enum(item["status"], (*STATUSES, "blocked"), _STATUS_SYNONYMS)
+            item = {**item, "status": status}
         fixed.append(item)
     return {**value, field: fixed}
 

@@ -123,7 +123,7 @@ class _UpdateIn(TypedDict, total=False):
     description: str | None
     activeForm: str | None
     # `cancelled` is ours: a task that keeps its place, neither done nor to do.
-    status: Literal["pending", "in_progress", "completed", "cancelled", "deleted"] | None
+    status: Literal["pending", "in_progress", "completed", "cancelled", "blocked", "deleted"] | None
     addBlocks: list[_TaskId] | None
     addBlockedBy: list[_TaskId] | None
     owner: str | None
@@ -423,11 +423,17 @@ def _patch(call: Call, tasks: _Tasks, entries: list[Json], index: int) -> list[s
     if args.get("subject") is not None and args["subject"] != old["content"]:
         new["content"] = args["subject"]
         changed.append("subject")
-    status = args.get("status")
-    if status is not None and status != old["status"]:
-        new["status"] = status
-        changed.append("status")
     updates: dict[str, Any] = {}
+    status, own = args.get("status"), None
+    if status == "blocked":  # still to do: pending to ACP, its own word kept
+        status, own = "pending", "blocked"
+    # Pending sent for a blocked task restates it: Claude's models have no word for blocked.
+    if status is not None and (
+        status != old["status"] or (own is not None and own != extra.get("status"))
+    ):
+        new["status"] = status
+        updates["status"] = own  # None drops a blocked word the task had
+        changed.append("status")
     for name in ("description", "activeForm", "owner"):
         if args.get(name) is not None and _text(args[name]) != extra.get(name):
             updates[name] = _text(args[name])

@@ -15,7 +15,7 @@ from typing_extensions import Required, TypedDict
 from .. import _feedback
 from .._apply import Applied, write_list
 from .._builder import check_step_text
-from .._models import Priority, Status
+from .._models import Priority
 from .._repair import repair_list
 from ._base import Call, Dialect, DialectTool, carried, entry, renamer
 
@@ -44,7 +44,7 @@ class TodoWriteArgs(BaseModel):
 class _TodoIn(TypedDict, total=False):
     __pydantic_config__ = _FORBID  # type: ignore[misc]
     content: Required[_Text]
-    status: Required[Status]
+    status: Required[Literal["pending", "in_progress", "completed", "cancelled", "blocked"]]
     activeForm: _Text | None
     id: str | int | None
     priority: Priority | None
@@ -72,10 +72,15 @@ def _run(call: Call) -> Applied:
     ]
     entries = []
     for todo in todos:
+        blocked = todo["status"] == "blocked"  # still to do: pending, its own word kept
         item = entry(
             todo["content"],
-            todo["status"],
-            {"activeForm": todo.get("activeForm"), "id": _text(todo.get("id"))},
+            "pending" if blocked else todo["status"],
+            {
+                "activeForm": todo.get("activeForm"),
+                "id": _text(todo.get("id")),
+                "status": "blocked" if blocked else None,
+            },
         )
         if todo.get("priority"):
             item["priority"] = todo["priority"]

@@ -17,7 +17,7 @@ least two todos per call; one todo (a status change) is a fine merge, so that is
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StringConstraints, TypeAdapter
 from typing_extensions import NotRequired, Required, TypedDict
@@ -61,7 +61,10 @@ class _TodoIn(TypedDict):
     __pydantic_config__ = _FORBID  # type: ignore[misc]
     id: Required[_Id]
     content: NotRequired[_Text | None]
-    status: NotRequired[Status | None]
+    # Ours, and blocked (pending to ACP, the word kept) as other dialects' models write it.
+    status: NotRequired[
+        Literal["pending", "in_progress", "completed", "cancelled", "blocked"] | None
+    ]
 
 
 class _TodoWriteIn(TypedDict):
@@ -149,8 +152,8 @@ def _replacement(
     for todo, todo_id in zip(todos, ids, strict=True):
         kept = old[by_id[todo_id]] if todo_id in by_id else None
         content = todo.get("content") or (kept["content"] if kept else "")
-        status = todo.get("status") or (kept["status"] if kept else "pending")
-        entries.append(entry(content, status, {"id": todo_id}))
+        status, own = _own(todo.get("status") or (kept["status"] if kept else "pending"))
+        entries.append(entry(content, status, {"id": todo_id, "status": own}))
     return entries
 
 
@@ -167,9 +170,15 @@ def _merged(
             entries[position] = _updated(old[position], todo, todo_id)
         else:
             position = len(entries)
-            entries.append(entry(todo["content"], todo.get("status") or "pending", {"id": todo_id}))
+            status, own = _own(todo.get("status") or "pending")
+            entries.append(entry(todo["content"], status, {"id": todo_id, "status": own}))
         origin[position] = index
     return entries, origin
+
+
+def _own(status: str) -> tuple[str, str | None]:
+    # Blocked is still to do: pending to ACP, with its own word kept.
+    return ("pending", "blocked") if status == "blocked" else (status, None)
 
 
 def _updated(item: Json, todo: Mapping[str, Any], todo_id: str) -> Json:
@@ -181,9 +190,13 @@ def _updated(item: Json, todo: Mapping[str, Any], todo_id: str) -> Json:
     if todo.get("content") is not None and todo["content"] != content:
         content = todo["content"]
         extra.pop("activeForm", None)
-    if todo.get("status") is not None and todo["status"] != status:
-        status = todo["status"]
+    sent, own = _own(todo["status"]) if todo.get("status") is not None else (None, None)
+    # Pending sent for a blocked todo restates it (Cursor's models have no word for blocked).
+    if sent is not None and (sent != status or (own is not None and own != extra.get("status"))):
+        status = sent
         extra.pop("status", None)
+        if own is not None:
+            extra["status"] = own
     extra["id"] = todo_id
     out: Json = {"content": content, "priority": item["priority"], "status": status}
     meta = {k: v for k, v in (item.get("_meta") or {}).items() if k != META_KEY}

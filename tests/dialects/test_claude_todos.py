@@ -315,7 +315,7 @@ async def test_bad_arguments_name_the_todos_paths_and_change_nothing() -> None:
     assert result.content == snapshot("""\
 TodoWrite was not applied (2 problems); no plan was changed.
 - todos[0].content: sent " "; must not be empty.
-- todos[1].status: sent "maybe"; accepted values: "pending", "in_progress", "completed" or "cancelled".
+- todos[1].status: sent "maybe"; accepted values: "pending", "in_progress", "completed", "cancelled" or "blocked".
 Fix the errors and call TodoWrite again.\
 """)
     too_many = {
@@ -390,3 +390,46 @@ async def test_a_stream_of_another_tool_is_refused_naming_the_sessions_tools() -
     plans, _ = session("schema")
     with pytest.raises(StreamError, match="its plan tools: TodoWrite"):
         await plans.feed("call-1", "create_plan", "{")
+
+
+@pytest.mark.parametrize(
+    ("tool", "dialect", "first", "blocked", "later"),
+    [
+        (
+            "TodoWrite",
+            "claude_todos",
+            None,
+            {"todos": [todo("Wait for CI", "Blocked")]},
+            {"todos": [todo("Wait for CI", "in_progress")]},
+        ),
+        (
+            "todo_write",
+            "cursor",
+            None,
+            {"merge": True, "todos": [{"id": "w", "content": "Wait for CI", "status": "blocked"}]},
+            {"merge": True, "todos": [{"id": "w", "status": "in_progress"}]},
+        ),
+        (
+            "TaskUpdate",
+            "claude_tasks",
+            ("TaskCreate", {"subject": "Wait for CI", "description": ""}),
+            {"taskId": "1", "status": "blocked"},
+            {"taskId": "1", "status": "in_progress"},
+        ),
+    ],
+)
+async def test_blocked_is_pending_with_its_word_kept_in_every_list_dialect(
+    tool: str, dialect: str, first: Any, blocked: Any, later: Any
+) -> None:
+    plans, _ = session("schema", dialects=dialect)
+    if first is not None:
+        assert (await plans.call(*first)).ok
+    assert (await plans.call(tool, blocked)).ok
+    [step] = plans.plans["main"].entries  # type: ignore[union-attr]
+    assert step.status == "pending"
+    assert step.meta is not None
+    assert step.meta["llm_plans"]["status"] == "blocked"
+    assert (await plans.call(tool, later)).ok
+    [step] = plans.plans["main"].entries  # type: ignore[union-attr]
+    assert step.status == "in_progress"
+    assert "status" not in (step.meta or {}).get("llm_plans", {})

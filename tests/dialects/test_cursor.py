@@ -555,7 +555,7 @@ async def test_bad_arguments_name_the_todos_paths_and_change_nothing() -> None:
     assert (await plans.call("todo_write", bad)).content == snapshot("""\
 todo_write was not applied (6 problems); no plan was changed.
 - merge: sent "yes please"; expected true or false.
-- todos[0].status: sent "waiting"; accepted values: "pending", "in_progress", "completed" or "cancelled".
+- todos[0].status: sent "waiting"; accepted values: "pending", "in_progress", "completed", "cancelled" or "blocked".
 - todos[1].id: sent true; expected a string.
 - todos[1].content: sent ""; must not be empty.
 - todos[2].id: this field is required.

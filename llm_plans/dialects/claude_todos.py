@@ -82,10 +82,12 @@ def _run(call: Call) -> Applied:
                 "status": "blocked" if blocked else None,
             },
         )
-        if todo.get("priority"):
-            item["priority"] = todo["priority"]
         entries.append(item)
-    book, plan = write_list(call, carried(call.current, entries), renamer("todos"), found=problems)
+    entries = carried(call.current, entries)
+    for item, todo in zip(entries, todos, strict=True):
+        if todo.get("priority"):  # sent (older Claude Code did): it wins over the kept one
+            item["priority"] = todo["priority"]
+    book, plan = write_list(call, entries, renamer("todos"), found=problems)
     return Applied(
         "TodoWrite",
         book,

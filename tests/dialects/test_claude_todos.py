@@ -433,3 +433,13 @@ async def test_blocked_is_pending_with_its_word_kept_in_every_list_dialect(
     [step] = plans.plans["main"].entries  # type: ignore[union-attr]
     assert step.status == "in_progress"
     assert "status" not in (step.meta or {}).get("llm_plans", {})
+
+
+async def test_a_priority_sent_wins_over_the_one_kept() -> None:
+    plans, _ = session("schema", dialects=["llm_plans", "claude_todos"])
+    await plans.call("TodoWrite", CREATE)
+    await plans.call("update_plan", {"id": "main", "changes": [{"step": 1, "priority": "low"}]})
+    restated = {"todos": [{**CREATE["todos"][0], "priority": "high"}, CREATE["todos"][1]]}
+    assert (await plans.call("TodoWrite", restated)).ok
+    entries = plans.plans["main"].entries  # type: ignore[union-attr]
+    assert [e.priority for e in entries] == ["high", "medium"]

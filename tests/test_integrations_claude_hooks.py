@@ -899,3 +899,29 @@ async def test_the_bundled_claude_code_with_tasks_a_subagent_and_a_plan(
     # The declined plan never reached the client.
     assert PLAN_V1 not in json.dumps(client.updates)
     assert [t.raw_input["plan"] for t in client.asked] == [PLAN_V1, PLAN_V2]
+
+
+async def test_claude_codes_long_texts_are_shown_cut_not_dropped(
+    session: PlanSession, send: RecordingSend, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Claude Code keeps texts longer than a step may be: the mirror still shows the task,
+    its status and the approved plan, with the texts cut, and says so in a log line."""
+    hooks = plan_hooks(session)
+    code = ClaudeCode()
+    width = session.limits.max_entry_chars
+    caplog.set_level(logging.INFO, logger="llm_plans")
+    await fire(hooks, code.create("Refactor", "D" * (width + 500)))
+    await fire(hooks, code.update("1", status="in_progress", description="x" * (width + 1)))
+    await fire(hooks, code.update("1", metadata={"k": "v" * (width + 1)}))
+    assert tasks_of(session, "main") == {"1": ("Refactor", "in_progress")}
+    [entry] = session.plans["main"].entries  # type: ignore[union-attr]
+    assert entry.meta is not None
+    assert len(entry.meta["llm_plans"]["description"]) == width
+    assert "metadata" not in entry.meta["llm_plans"]
+    plan = "# The plan\n" + "word " * (session.limits.max_markdown_chars // 4)
+    await fire(hooks, post("ExitPlanMode", {"plan": plan}, {"plan": plan, "isAgent": False}))
+    shown = session.plans["plan-mode"]
+    assert isinstance(shown, MarkdownPlan)
+    assert len(shown.content) == session.limits.max_markdown_chars
+    assert "shown cut" in caplog.text
+    shown_to_client(session, send)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -17,6 +18,7 @@ except ImportError as missing:  # the framework is an optional extra
     ) from missing
 
 from .._errors import ConfigurationError
+from .._limits import Limits
 from .._session import PlanSession
 from ._claude_scope import PLAN_MODE_ID, Scope, Task
 
@@ -267,6 +269,10 @@ class _Mirror:
             _logger.info("plan_hooks: ExitPlanMode approved without a plan text; nothing shown")
             return
         plan_id = scope.plan_id
+        width = self.session.limits.max_markdown_chars
+        if len(plan) > width:  # shown cut rather than not at all
+            _logger.info("plan_hooks: the approved plan is longer than a plan keeps; shown cut")
+            plan = plan[: width - 1] + "\u2026"
         if plan_id in self.session.plans:
             await self._call(
                 scope,
@@ -383,6 +389,15 @@ class _Mirror:
         """Run one call through the session; a refusal is logged (by the caller when
         `quiet`: a resync says once how many it could not follow)."""
         list_id = None if ours else scope.agent_list
+        if not ours:
+            arguments, cut = _fitted(arguments, self.session.limits)
+            if cut:
+                _logger.info(
+                    "plan_hooks: Claude Code's %s was more than %s keeps (%s): shown cut",
+                    name,
+                    scope.list_id,
+                    ", ".join(cut),
+                )
         result = await self.session.mirror(name, arguments, list_id=list_id)
         if not result.ok:
             # The rejection's problems, without its first and last lines (meant for a model).
@@ -395,6 +410,46 @@ class _Mirror:
                     self._refusal,
                 )
         return result.ok
+
+
+_TEXTS = ("subject", "description", "activeForm", "owner", "content")
+
+
+def _fitted(arguments: dict[str, Any], limits: Limits) -> tuple[dict[str, Any], list[str]]:
+    """Claude Code's arguments cut to what a plan keeps, and what was cut: a mirror shows
+    what Claude Code did (the task, its status) even when its texts are longer than a step
+    may be, where a model's own call would be refused to be written again."""
+    cut: list[str] = []
+    width = limits.max_entry_chars
+
+    def fit(item: dict[str, Any], where: str) -> dict[str, Any]:
+        out = dict(item)
+        for key in _TEXTS:
+            text = out.get(key)
+            if isinstance(text, str) and len(text) > width:
+                out[key] = text[: width - 1] + "\u2026"
+                cut.append(where + key)
+        metadata = out.get("metadata")
+        if isinstance(metadata, Mapping):
+            try:
+                size = len(json.dumps(metadata, ensure_ascii=False, separators=(",", ":")))
+            except (TypeError, ValueError):
+                size = width + 1
+            if size > width:
+                del out["metadata"]
+                cut.append(where + "metadata")
+        return out
+
+    fitted = fit(arguments, "")
+    todos = fitted.get("todos")
+    if isinstance(todos, list):
+        if len(todos) > limits.max_entries:
+            cut.append(f"todos[{limits.max_entries}:]")
+        fitted["todos"] = [
+            fit(todo, f"todos[{n}].") if isinstance(todo, dict) else todo
+            for n, todo in enumerate(todos[: limits.max_entries])
+        ]
+    return fitted, cut
 
 
 def _text(value: object) -> str | None:

@@ -393,7 +393,7 @@ async def test_a_task_list_past_the_limits_keeps_what_fits_and_says_so_once(
     assert list(tasks_of(session, "main")) == [str(n) for n in range(1, kept + 1)]
     [line] = [r.getMessage() for r in caplog.records]
     assert f"{over + 1 - kept} of Claude Code's tasks" in line
-    assert "at most" in line  # the session's reason, for the last one refused
+    assert "the most allowed" in line  # the session's reason, for the last one refused
     new_session(RecordingSend()).restore(session.snapshot())
 
 

@@ -925,3 +925,41 @@ async def test_claude_codes_long_texts_are_shown_cut_not_dropped(
     assert len(shown.content) == session.limits.max_markdown_chars
     assert "shown cut" in caplog.text
     shown_to_client(session, send)
+
+
+async def test_previews_leave_a_subagents_built_in_list_to_the_hooks(send: RecordingSend) -> None:
+    """A subagent's TodoWrite streams under its parent's tool use: it writes a list of its
+    own once run (the hooks mirror it), so previews never show it over the main list."""
+    from claude_agent_sdk.types import StreamEvent
+
+    from llm_plans.integrations.claude_agent_sdk import PlanPreviews
+
+    session = new_session(send, stream_interval=0)
+    todo = {"content": "main step", "status": "in_progress", "activeForm": "Working"}
+    await session.call("TodoWrite", {"todos": [todo]})
+    sent = len(send.sent)
+    previews = PlanPreviews(session)
+    text = json.dumps({"todos": [{"content": "sub", "status": "pending", "activeForm": "S"}] * 2})
+    events: list[dict[str, Any]] = [
+        {"type": "message_start", "message": {}},
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "tool_use", "id": "toolu_sub", "name": "TodoWrite"},
+        },
+        *(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": text[at : at + 10]},
+            }
+            for at in range(0, len(text), 10)
+        ),
+        {"type": "content_block_stop", "index": 0},
+    ]
+    for event in events:
+        await previews.on_message(
+            StreamEvent(uuid="u", session_id="s", event=event, parent_tool_use_id="toolu_task")
+        )
+    assert len(send.sent) == sent
+    await previews.aclose()

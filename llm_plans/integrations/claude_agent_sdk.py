@@ -139,6 +139,7 @@ class PlanPreviews:
     """Streams plan steps to the client from the SDK's partial messages (`StreamEvent`s)."""
 
     def __init__(self, session: PlanSession) -> None:
+        self._session = session
         self._calls: Calls = shared_calls(session, _FRAMEWORK, lagging=True)
         self._calls.previewing = True
         # (session id, the tool use a subagent runs under or None) -> the calls it streams
@@ -176,8 +177,9 @@ class PlanPreviews:
         index = event.get("index")
         if kind == "content_block_start":
             block = event.get("content_block") or {}
-            if block.get("type") == "tool_use":
-                await run.start(index, str(block.get("id")), str(block.get("name")))
+            name = str(block.get("name"))
+            if block.get("type") == "tool_use" and not _elsewhere(self._session, name, scope[1]):
+                await run.start(index, str(block.get("id")), name)
         elif kind == "content_block_delta":
             delta = event.get("delta") or {}
             if delta.get("type") == "input_json_delta":
@@ -196,6 +198,13 @@ class PlanPreviews:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def _elsewhere(session: PlanSession, name: str, parent: str | None) -> bool:
+    # A subagent's list tools (TodoWrite, Task*) write a list of its own, which plan_hooks
+    # mirrors when they have run; previewed here they would show over the main list.
+    tool = session.plan_tool(name)
+    return parent is not None and tool is not None and tool not in tools.NAMES
 
 
 def _tool_use_id(meta: Any) -> str | None:

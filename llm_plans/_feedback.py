@@ -491,8 +491,16 @@ def _numbers(numbers: Iterable[str], limit: int = _MAX_TASK_NUMBERS) -> str:
     return shown + (f" and {len(listed) - limit} more" if len(listed) > limit else "")
 
 
-def task_numbers(numbers: list[str]) -> str:
-    """The tasks that exist, for a call naming one that does not."""
+def task_numbers(numbers: list[str], unnumbered: int = 0) -> str:
+    """The tasks that exist, for a call naming one that does not (`unnumbered`: items
+    another tool wrote, which get numbers at the next task change)."""
+    if unnumbered:
+        told = f"Existing tasks: {_numbers(numbers)}; " if numbers else ""
+        verb = "has" if unnumbered == 1 else "have"
+        return (
+            f"{told}{count(unnumbered, 'item')} written by another tool {verb} no task number "
+            "yet; the next task change numbers them, and TaskList then shows their numbers."
+        )
     if not numbers:
         return "There are no tasks yet; create one with TaskCreate."
     return f"Existing tasks: {_numbers(numbers)}."

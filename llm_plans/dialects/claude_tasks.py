@@ -181,7 +181,8 @@ class _Tasks:
         raise Rejection([Problem(path, "no task has this number.", sent)], self.context())
 
     def context(self) -> str:
-        return _feedback.task_numbers([n for n in self.numbers if n in self.issued])
+        numbered = [n for n in self.numbers if n in self.issued]
+        return _feedback.task_numbers(numbered, unnumbered=len(self.entries) - len(numbered))
 
     def issue(self, digits: int, above: int = 0) -> None:
         """Number the entries that have no number (above `above` too): a write records them."""

@@ -1425,3 +1425,13 @@ async def test_a_models_call_cannot_choose_a_task_number() -> None:
     assert plans.snapshot() == before
     fresh = await plans.call("TaskCreate", {"subject": "b", "description": ""})
     assert fresh.content == "Task #2 created successfully: b"
+
+
+async def test_an_unknown_number_with_only_unnumbered_items_says_so() -> None:
+    plans, _ = session(dialects=["claude_todos", "claude_tasks"])
+    todo = {"content": "a", "status": "pending", "activeForm": "x"}
+    await plans.call("TodoWrite", {"todos": [todo]})
+    result = await plans.call("TaskUpdate", {"taskId": "1", "status": "completed"})
+    assert not result.ok
+    assert "no tasks yet" not in result.content
+    assert "1 item written by another tool has no task number yet" in result.content

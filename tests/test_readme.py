@@ -83,3 +83,30 @@ def test_readme_picture_is_the_generated_demo_svg() -> None:
     svg = (ROOT / "docs" / "assets" / "demo.svg").read_text()
     assert svg.startswith("<svg")
     assert "scripts/demo_svg.py" in TEXT
+
+
+def dialect_rows(text: str) -> dict[str, str]:
+    """The Dialects table of a page: each dialect's last cell (its bytes per status change)."""
+    section = text[text.index("# Dialects\n") :]  # README's section, or the page
+    table = section[section.index("\n|") :].split("\n\n")[0]
+    rows = re.findall(r"^\| `(\w+)`[^|]*\|.*\| ([^|]+) \|$", table, flags=re.M)
+    return {name: cell for name, cell in rows}
+
+
+def test_the_dialects_tables_name_every_dialect_with_its_published_bytes() -> None:
+    """README's and the Dialects page's tables are copied from benchmark table i2 by hand:
+    they must show today's figures, for every registered dialect."""
+    from llm_plans._dialects import NAMES
+
+    results = json.loads((ROOT / "benchmarks" / "results.json").read_text())
+    [i2] = [table for table in results["tables"] if table["key"] == "i2"]
+    column = i2["header"].index("one status change, 20 steps")
+    published = {row[0]: int(row[column]) for row in i2["rows"]}
+    assert set(published) == set(NAMES)
+    for text in (TEXT, (ROOT / "docs" / "dialects.md").read_text()):
+        rows = dialect_rows(text)
+        assert set(rows) == set(NAMES)
+        for name, cell in rows.items():
+            shown = re.match(r"[\d,]+", cell)
+            assert shown is not None, (name, cell)
+            assert int(shown[0].replace(",", "")) == published[name], name

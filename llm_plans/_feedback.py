@@ -426,22 +426,51 @@ def send_failure(failure: BaseException) -> str:
 
 def list_written(verb: str, noun: str, plan: Stored, *, discipline: bool) -> str:
     """The result of a call that wrote a dialect's list: its counts, the item in progress and
-    the next one, in a few lines at any length (the model just sent the whole list)."""
+    the next one, in a few lines at any length (the model just sent the whole list).
+
+    A pending item some dialect called blocked (the word kept in its `_meta`) is counted
+    apart and never named as next; with only blocked items left to do, no note asks to
+    start one."""
     total = len(plan.entries)
     if not total:
         return f"{verb} the {noun}: it is empty now."
+    blocked = _blocked(plan)
     counts = _counts(plan)
+    counts["pending"] -= len(blocked)
     parts = [f"{counts[s]} {s.replace('_', ' ')}" for s in counts if counts[s]]
+    if blocked:
+        parts.append(f"{len(blocked)} blocked")
     lines = [f"{verb} the {noun} ({count(total, 'item')}): {', '.join(parts)}."]
     doing = plan.steps_with("in_progress", 1)
     if doing:
         lines.append(f"In progress: {_brief(plan.entries[doing[0] - 1]['content'])}.")
-    upcoming = plan.steps_with("pending", 1)
+    waiting = set(blocked)
+    upcoming = [n for n in plan.steps_with("pending", len(blocked) + 1) if n not in waiting]
     if upcoming:
         lines.append(f"Next: {_brief(plan.entries[upcoming[0] - 1]['content'])}.")
-    if discipline:
+    if blocked:
+        more = f" (and {len(blocked) - 1} more)" if len(blocked) > 1 else ""
+        lines.append(f"Blocked: {_brief(plan.entries[blocked[0] - 1]['content'])}{more}.")
+    if discipline and (counts["pending"] or doing):
         lines += list_discipline_notes(plan)
     return "\n".join(lines)
+
+
+def _blocked(plan: Stored) -> list[int]:
+    # The step numbers of pending items whose dialect called them blocked.
+    if "pending" not in plan.statuses:
+        return []
+    found = []
+    for number, entry in enumerate(plan.entries, 1):
+        meta = entry.get("_meta")
+        ours = meta.get("llm_plans") if isinstance(meta, Mapping) else None
+        if (
+            entry["status"] == "pending"
+            and isinstance(ours, Mapping)
+            and ours.get("status") == "blocked"
+        ):
+            found.append(number)
+    return found
 
 
 def list_discipline_notes(plan: Stored) -> list[str]:
@@ -624,29 +653,3 @@ def task_details(task: TaskRow) -> str:
 
 
 # ---- write_todos (Gemini CLI's blocked todos) --------------------------------------------------
-
-
-def todos_written(plan: Stored, blocked: list[int], *, discipline: bool) -> str:
-    """`list_written` for `write_todos`, where a pending todo may be blocked (Gemini CLI's
-    status, kept in the entry's `_meta`; `blocked` are their step numbers): those are counted
-    as blocked, and the next todo is the first pending one that is not."""
-    if not blocked:
-        return list_written("Updated", "todo list", plan, discipline=discipline)
-    counts = _counts(plan)
-    counts["pending"] -= len(blocked)
-    parts = [f"{counts[s]} {s.replace('_', ' ')}" for s in counts if counts[s]]
-    parts.append(f"{len(blocked)} blocked")
-    lines = [f"Updated the todo list ({count(len(plan.entries), 'item')}): {', '.join(parts)}."]
-    doing = plan.steps_with("in_progress", 1)
-    if doing:
-        lines.append(f"In progress: {_brief(plan.entries[doing[0] - 1]['content'])}.")
-    waiting = set(blocked)
-    upcoming = [n for n in plan.steps_with("pending", len(blocked) + 1) if n not in waiting]
-    if upcoming:
-        lines.append(f"Next: {_brief(plan.entries[upcoming[0] - 1]['content'])}.")
-    more = f" (and {len(blocked) - 1} more)" if len(blocked) > 1 else ""
-    lines.append(f"Blocked: {_brief(plan.entries[blocked[0] - 1]['content'])}{more}.")
-    # Only blocked todos left to do: none can be started, so no note asks for one.
-    if discipline and (counts["pending"] or doing):
-        lines += list_discipline_notes(plan)
-    return "\n".join(lines)

@@ -104,13 +104,14 @@ def _run(call: Call) -> Applied:
         )
     ]
     book, plan = write_list(call, carried(call.current, entries), rename, found=long)
-    blocked = [n for n, todo in enumerate(todos, 1) if todo["status"] == BLOCKED]
     return Applied(
         "write_todos",
         book,
         plan.id,
         plan,
-        say=lambda discipline: _feedback.todos_written(plan, blocked, discipline=discipline),
+        say=lambda discipline: _feedback.list_written(
+            "Updated", "todo list", plan, discipline=discipline
+        ),
     )
 
 

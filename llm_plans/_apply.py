@@ -196,7 +196,7 @@ def _create(
         raise Rejection(problems, context)
     plans = dict(book.plans)
     plans[plan_id] = plan
-    book = replace(book, plans=plans, next_number=next_number)
+    book = book.with_plans(plans, next_number)
     return Applied("create_plan", book, plan_id, plan)
 
 
@@ -232,7 +232,7 @@ def _update(book: Book, args: Mapping[str, Any], rules: Rules) -> Applied:
     plans = dict(book.plans)
     plans[plan.id] = plan
     steps = tuple(c["step"] for c in changes or ())
-    return Applied("update_plan", replace(book, plans=plans), plan.id, plan, steps)
+    return Applied("update_plan", book.with_plans(plans), plan.id, plan, steps)
 
 
 def _kind_for_update(current: Stored, kind: PlanType | None, replacing: list[str]) -> PlanType:
@@ -320,7 +320,7 @@ def _remove(book: Book, args: Mapping[str, Any]) -> Applied:
             [Problem("id", "no plan has this id.", plan_id)], _feedback.ids_list(book.plans)
         )
     plans = {k: v for k, v in book.plans.items() if k != plan_id}
-    return Applied("remove_plan", replace(book, plans=plans), plan_id, None)
+    return Applied("remove_plan", book.with_plans(plans), plan_id, None)
 
 
 # ---- the tools of other dialects ------------------------------------------------------------
@@ -378,7 +378,7 @@ def write_list(
         raise Rejection(sorted([*found, *renamed], key=_by_item))
     plans = dict(book.plans)
     plans[plan_id] = built
-    changed = replace(book, plans=plans)
+    changed = book.with_plans(plans)
     if last_task is not None:
         changed = replace(changed, last_task=max(book.last_task, last_task))
     return changed, built

@@ -101,3 +101,9 @@ class Book:
     last_task: int = 0
     """The highest task number a dialect with numbered tasks (`claude_tasks`) issued: numbers
     are never reused within a session, removed tasks' included."""
+
+    def with_plans(self, plans: Mapping[str, Stored], next_number: int | None = None) -> Book:
+        """This book with other plans (and id counter); built directly, not through
+        `dataclasses.replace`, whose introspection costs a call several microseconds."""
+        number = self.next_number if next_number is None else next_number
+        return Book(plans, number, self.last_task)

@@ -139,7 +139,7 @@ def load(snapshot: Mapping[str, Any], rules: Rules) -> tuple[Book, list[SkippedP
             # sends and snapshots is what that JSON text reads back as.
             with_meta = dataclasses.replace(outcome.book.plans[plan.id], meta=json.loads(text))
             plans_now = {**outcome.book.plans, plan.id: with_meta}
-            book = dataclasses.replace(outcome.book, plans=plans_now)
+            book = outcome.book.with_plans(plans_now)
         else:
             book = outcome.book
     return Book(book.plans, max(number, book.next_number), last_task), skipped

@@ -303,11 +303,27 @@ def _changed(current: Stored, kind: PlanType | None, changes: list[Json], rules:
                 "status": status or old["status"],
             }
             if "_meta" in old:
-                new["_meta"] = old["_meta"]
+                renamed = content is not None and content != old["content"]
+                meta = _stale_wording_dropped(old["_meta"]) if renamed else old["_meta"]
+                if meta:
+                    new["_meta"] = meta
             entries[step - 1] = new
     if problems:
         raise Rejection(problems, _feedback.steps_list(current))
     return Stored("items", current.id, tuple(entries), meta=current.meta)
+
+
+def _stale_wording_dropped(meta: Json) -> Json:
+    # A step's in-progress wording (Claude's activeForm) words its old text: every form would
+    # show it for the renamed step. The rest of `_meta` stays.
+    ours = meta.get("llm_plans")
+    if not isinstance(ours, Mapping) or "activeForm" not in ours:
+        return meta
+    kept = {k: v for k, v in ours.items() if k != "activeForm"}
+    out = {k: v for k, v in meta.items() if k != "llm_plans"}
+    if kept:
+        out["llm_plans"] = kept
+    return out
 
 
 # ---- remove ---------------------------------------------------------------------------------

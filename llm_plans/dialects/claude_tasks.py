@@ -53,7 +53,12 @@ _Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 # A task number as models send it: "3", 3 or "#3" (as results show it) all name task 3.
 _TaskId = Annotated[StrictStr | StrictInt, AfterValidator(lambda v: str(v).strip().lstrip("#"))]
 _NUMBER = re.compile(r"[1-9][0-9]*")
-_STATUS_WORDS = {"delete": "deleted", "deleted": "deleted", "remove": "deleted"}
+_STATUS_WORDS = {
+    "delete": "deleted",
+    "deleted": "deleted",
+    "remove": "deleted",
+    "blocked": "blocked",
+}
 _FIELDS = ("subject", "description", "activeForm", "owner")
 # What `addBlocks` / `addBlockedBy` add to: this task's list, and the other task's.
 _LINKS = {"addBlocks": ("blocks", "blockedBy"), "addBlockedBy": ("blockedBy", "blocks")}
@@ -421,10 +426,12 @@ def _patch(call: Call, tasks: _Tasks, entries: list[Json], index: int) -> list[s
     extra = extra_of(old)
     changed: list[str] = []
     new = dict(old)
+    updates: dict[str, Any] = {}
     if args.get("subject") is not None and args["subject"] != old["content"]:
         new["content"] = args["subject"]
         changed.append("subject")
-    updates: dict[str, Any] = {}
+        if args.get("activeForm") is None and "activeForm" in extra:
+            updates["activeForm"] = None  # it worded the old subject
     status, own = args.get("status"), None
     if status == "blocked":  # still to do: pending to ACP, its own word kept
         status, own = "pending", "blocked"

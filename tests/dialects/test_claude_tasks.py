@@ -1435,3 +1435,18 @@ async def test_an_unknown_number_with_only_unnumbered_items_says_so() -> None:
     assert not result.ok
     assert "no tasks yet" not in result.content
     assert "1 item written by another tool has no task number yet" in result.content
+
+
+async def test_a_new_subject_drops_the_wording_of_the_old_one() -> None:
+    """activeForm is shown for the task in progress: it must word the task's current text."""
+    plans, send = session()
+    await plans.call(
+        "TaskCreate", {"subject": "Fix parser", "description": "", "activeForm": "Fixing parser"}
+    )
+    await plans.call("TaskUpdate", {"taskId": "1", "status": "in_progress"})
+    assert send.updates[-1]["plan"]["entries"][0]["content"] == "Fixing parser"
+    await plans.call("TaskUpdate", {"taskId": "1", "subject": "Rewrite the lexer"})
+    assert send.updates[-1]["plan"]["entries"][0]["content"] == "Rewrite the lexer"
+    await plans.call("TaskUpdate", {"taskId": "1", "status": "Blocked"})
+    [entry] = plans.plans["main"].entries  # type: ignore[union-attr]
+    assert (entry.status, entry.meta["llm_plans"]["status"]) == ("pending", "blocked")  # type: ignore[index]

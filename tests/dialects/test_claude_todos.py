@@ -443,3 +443,14 @@ async def test_a_priority_sent_wins_over_the_one_kept() -> None:
     assert (await plans.call("TodoWrite", restated)).ok
     entries = plans.plans["main"].entries  # type: ignore[union-attr]
     assert [e.priority for e in entries] == ["high", "medium"]
+
+
+async def test_renaming_a_step_drops_the_wording_of_the_old_text() -> None:
+    plans, send = session("schema", dialects=["llm_plans", "claude_todos"])
+    todo_ = {"content": "Fix parser", "status": "in_progress", "activeForm": "Fixing parser"}
+    await plans.call("TodoWrite", {"todos": [todo_]})
+    assert send.updates[-1]["plan"]["entries"][0]["content"] == "Fixing parser"
+    change = {"step": 1, "content": "Rewrite the lexer"}
+    assert (await plans.call("update_plan", {"id": "main", "changes": [change]})).ok
+    assert send.updates[-1]["plan"]["entries"][0]["content"] == "Rewrite the lexer"
+    assert plans.plans["main"].entries[0].meta is None  # type: ignore[union-attr]

@@ -180,6 +180,8 @@ def _create(
     problems += check_kind_fields(kind, args)
     next_number = book.next_number
     if plan_id is None:
+        if rules.list_id is not None:  # the dialects' list is not ours to number over
+            held = {*held, rules.list_id}
         plan_id, next_number = generated_id(book, held, own_id)
         # A generated id meets the id rules too (a small max_id_length, a counter restored
         # high): a plan the session holds must be one its snapshot restores.

@@ -201,10 +201,11 @@ class PlanPreviews:
 
 
 def _elsewhere(session: PlanSession, name: str, parent: str | None) -> bool:
-    # A subagent's list tools (TodoWrite, Task*) write a list of its own, which plan_hooks
-    # mirrors when they have run; previewed here they would show over the main list.
+    # A subagent's built-in list tools (TodoWrite, Task*: the bare names, not those an MCP
+    # server serves) write a list of its own, which plan_hooks mirrors when they have run;
+    # previewed here they would show over the main list.
     tool = session.plan_tool(name)
-    return parent is not None and tool is not None and tool not in tools.NAMES
+    return parent is not None and tool == name and tool not in tools.NAMES
 
 
 def _tool_use_id(meta: Any) -> str | None:

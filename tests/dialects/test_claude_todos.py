@@ -454,3 +454,11 @@ async def test_renaming_a_step_drops_the_wording_of_the_old_text() -> None:
     assert (await plans.call("update_plan", {"id": "main", "changes": [change]})).ok
     assert send.updates[-1]["plan"]["entries"][0]["content"] == "Rewrite the lexer"
     assert plans.plans["main"].entries[0].meta is None  # type: ignore[union-attr]
+
+
+async def test_a_generated_plan_id_never_takes_the_lists_id() -> None:
+    plans, _ = session("schema", dialects=["llm_plans", "claude_todos"], list_id="plan-1")
+    created = await plans.call("create_plan", {"type": "items", "entries": [{"content": "mine"}]})
+    assert created.plan_id == "plan-2"
+    await plans.call("TodoWrite", CREATE)
+    assert list(plans.plans) == ["plan-2", "plan-1"]

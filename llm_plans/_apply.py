@@ -378,17 +378,22 @@ def write_list(
                 f'most allowed, and the list is a plan of its own ("{plan_id}").',
             )
         )
-    elif existing is not None and existing.type != "items":
+    elif existing is not None and existing.type != "items" and not rules.lists_only:
+        # Our tools wrote it there: the model that has them can move it out of the way.
         problems.append(
             Problem(
                 "",
-                f'the list is the plan "{plan_id}", which is a {existing.type} plan written '
-                "with another tool; a list does not replace it.",
+                f'the list is the plan "{plan_id}", which is a {existing.type} plan; a list '
+                f'does not replace it. Remove it with remove_plan (id "{plan_id}") first, or '
+                "keep it and plan in it with update_plan.",
             )
         )
     built = None
     if not problems:
-        meta = existing.meta if existing is not None else None
+        # Without our tools nothing else reaches a plan at the list's id (a restored
+        # snapshot put it there): the list replaces it rather than stay out of reach.
+        keep = existing is not None and existing.type == "items"
+        meta = existing.meta if keep and existing is not None else None
         rules = rules if rules.list_id == plan_id else replace(rules, list_id=plan_id)
         built = build("items", plan_id, {"entries": entries}, rules, problems, meta)
     if found or problems or built is None:

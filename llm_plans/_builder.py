@@ -38,6 +38,9 @@ class Rules:
     list_id: str | None = None
     """The id of the one items plan that single-list dialects (`TodoWrite`, ...) write, when
     such a dialect is on. That plan may be empty: an empty todo list keeps its plan."""
+    lists_only: bool = False
+    """The session takes other dialects' tools only (not ours): nothing but its list's tools
+    writes the plan at `list_id`."""
     mirror: bool = False
     """The call mirrors one another agent already ran (`PlanSession.mirror`): ids that
     agent issued (a task's number) are taken, as no model's call may set them."""

@@ -18,7 +18,7 @@ from ._apply import Applied, Rejected, apply
 from ._arguments import Decoded
 from ._book import AnyPlan, Book
 from ._builder import Rules, check_id
-from ._dialects import OURS, tools_of
+from ._dialects import OURS, lists_only, tools_of
 from ._errors import ConfigurationError, StreamError
 from ._feedback import ToolResult
 from ._legacy import Flattener, ReadText, read_plan_file
@@ -117,7 +117,10 @@ class PlanSession:
                 f"got {list_id!r}"
             )
         self._rules = Rules(
-            limits, Path(workspace) if workspace else None, list_id if lists else None
+            limits,
+            Path(workspace) if workspace else None,
+            list_id if lists else None,
+            lists_only=lists_only(self._tools),
         )
         flattener = Flattener(self._rules.limits, self._rules.workspace, read_text)
         self._outbox = Outbox(send, session_id, wire_form, flattener)

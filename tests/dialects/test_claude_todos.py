@@ -462,3 +462,18 @@ async def test_a_generated_plan_id_never_takes_the_lists_id() -> None:
     assert created.plan_id == "plan-2"
     await plans.call("TodoWrite", CREATE)
     assert list(plans.plans) == ["plan-2", "plan-1"]
+
+
+async def test_a_plan_of_another_kind_at_the_lists_id() -> None:
+    """With our tools the model can move it away, and is told how; without them (a restored
+    snapshot put it there) nothing else reaches it, so the list replaces it."""
+    mixed, _ = session("schema", dialects=["llm_plans", "claude_todos"])
+    await mixed.call("create_plan", {"type": "markdown", "id": "main", "content": "# Notes"})
+    refused = await mixed.call("TodoWrite", CREATE)
+    assert not refused.ok
+    assert 'Remove it with remove_plan (id "main") first' in refused.content
+    only, send = session("schema")
+    assert only.restore(mixed.snapshot()) == []
+    assert (await only.call("TodoWrite", CREATE)).ok
+    assert send.updates[-1]["plan"]["type"] == "items"
+    assert len(only.plans["main"].entries) == 3  # type: ignore[union-attr]

@@ -44,7 +44,7 @@ class CursorTodo(BaseModel):
     model_config = _FORBID
 
     id: str
-    content: str
+    content: str | None  # null (or left out) keeps an existing todo's text
     status: Status
 
 

@@ -14,7 +14,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from inline_snapshot import snapshot
 from spec_shapes import check
 
-from llm_plans import PlanSession
+from llm_plans import PlanSession, tools
 from llm_plans.testing import RecordingSend
 
 from .list_checks import (
@@ -752,3 +752,19 @@ class MixedLists(RuleBasedStateMachine):
 
 TestMixedLists = MixedLists.TestCase
 TestMixedLists.settings = settings(max_examples=100, stateful_step_count=20)
+
+
+async def test_a_strict_model_keeps_a_todos_text_with_null() -> None:
+    """Strict mode sends every field: null content is how it leaves a text as it is."""
+    schema = tools.schema("todo_write", all_required=True, dialect="cursor")
+    assert schema["properties"]["todos"]["items"]["properties"]["content"]["type"] == [
+        "string",
+        "null",
+    ]
+    plans, _ = session("cursor")
+    await plans.call("todo_write", CREATE)
+    merge = {"merge": True, "todos": [{"id": "1", "content": None, "status": "completed"}]}
+    assert (await plans.call("todo_write", merge)).ok
+    first = plans.plans["main"].entries[0]  # type: ignore[union-attr]
+    assert first.status == "completed"
+    assert first.content == CREATE["todos"][0]["content"]

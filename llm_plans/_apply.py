@@ -13,7 +13,7 @@ from typing import Any, overload
 
 from . import _feedback
 from ._arguments import Rejection, parse
-from ._book import Book, Json, Stored
+from ._book import Book, Json, Stored, extra_of, meta_with
 from ._builder import FIELD_FOR, Rules, build, check_id, check_kind_fields, check_step_text
 from ._feedback import Problem
 from ._models import PlanType, ToolName
@@ -305,27 +305,20 @@ def _changed(current: Stored, kind: PlanType | None, changes: list[Json], rules:
                 "status": status or old["status"],
             }
             if "_meta" in old:
-                renamed = content is not None and content != old["content"]
-                meta = _stale_wording_dropped(old["_meta"]) if renamed else old["_meta"]
-                if meta:
-                    new["_meta"] = meta
+                new["_meta"] = old["_meta"]
+                extra = extra_of(old)
+                if "activeForm" in extra and content is not None and content != old["content"]:
+                    # Claude's in-progress wording of the old text: every form would show it
+                    # for the renamed step.
+                    del extra["activeForm"]
+                    if (meta := meta_with(old["_meta"], extra)) is None:
+                        del new["_meta"]
+                    else:
+                        new["_meta"] = meta
             entries[step - 1] = new
     if problems:
         raise Rejection(problems, _feedback.steps_list(current))
     return Stored("items", current.id, tuple(entries), meta=current.meta)
-
-
-def _stale_wording_dropped(meta: Json) -> Json:
-    # A step's in-progress wording (Claude's activeForm) words its old text: every form would
-    # show it for the renamed step. The rest of `_meta` stays.
-    ours = meta.get("llm_plans")
-    if not isinstance(ours, Mapping) or "activeForm" not in ours:
-        return meta
-    kept = {k: v for k, v in ours.items() if k != "activeForm"}
-    out = {k: v for k, v in meta.items() if k != "llm_plans"}
-    if kept:
-        out["llm_plans"] = kept
-    return out
 
 
 # ---- remove ---------------------------------------------------------------------------------

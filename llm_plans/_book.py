@@ -14,6 +14,26 @@ AnyPlan = ItemsPlan | MarkdownPlan | FilePlan
 _STATUS = operator.itemgetter("status")
 Json = dict[str, Any]
 
+META_KEY = "llm_plans"
+"""The key under an entry's `_meta` that keeps what ACP cannot carry (a dialect's own status,
+Claude's `activeForm`, a task's number, description and owner)."""
+
+
+def extra_of(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """What `entry` keeps under `_meta["llm_plans"]`, as a new dict (empty when nothing)."""
+    meta = entry.get("_meta")
+    kept = meta.get(META_KEY) if isinstance(meta, Mapping) else None
+    return dict(kept) if isinstance(kept, Mapping) else {}
+
+
+def meta_with(meta: Mapping[str, Any] | None, extra: Mapping[str, Any]) -> Json | None:
+    """An entry's `_meta` with what it keeps under `_meta["llm_plans"]` replaced by `extra`
+    (left out when empty), the rest as it was; None when nothing is left."""
+    out = {k: v for k, v in (meta or {}).items() if k != META_KEY}
+    if extra:
+        out[META_KEY] = dict(extra)
+    return out or None
+
 
 @dataclass(frozen=True, eq=False)
 class Stored:

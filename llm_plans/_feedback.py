@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ._book import Stored
+from ._book import Stored, extra_of
 from ._models import ToolName
 from ._registry import TOOLS
 
@@ -462,12 +462,10 @@ def _blocked(plan: Stored) -> list[int]:
         return []
     found = []
     for number, entry in enumerate(plan.entries, 1):
-        meta = entry.get("_meta")
-        ours = meta.get("llm_plans") if isinstance(meta, Mapping) else None
         if (
             entry["status"] == "pending"
-            and isinstance(ours, Mapping)
-            and ours.get("status") == "blocked"
+            and "_meta" in entry
+            and extra_of(entry).get("status") == "blocked"
         ):
             found.append(number)
     return found

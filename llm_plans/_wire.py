@@ -11,7 +11,7 @@ import enum
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from ._book import Stored
+from ._book import Stored, extra_of
 from ._errors import ConfigurationError
 
 Json = dict[str, Any]
@@ -142,11 +142,10 @@ def _active_steps(plan: Stored) -> dict[int, str]:
     statuses, step = plan.statuses, -1
     for _ in range(statuses.count("in_progress")):
         step = statuses.index("in_progress", step + 1)
-        meta = plan.entries[step].get("_meta")
-        if meta is None:
+        entry = plan.entries[step]
+        if "_meta" not in entry:
             continue
-        ours = meta.get("llm_plans") if isinstance(meta, Mapping) else None
-        text = ours.get("activeForm") if isinstance(ours, Mapping) else None
+        text = extra_of(entry).get("activeForm")
         if isinstance(text, str) and text.strip():
             found[step] = text
     return found

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, TypeAdapter
 
-from .._book import Book, Json, Stored
+from .._book import META_KEY, Book, Json, Stored, extra_of, meta_with
 from .._builder import Rules
 
 if TYPE_CHECKING:
@@ -23,10 +23,6 @@ if TYPE_CHECKING:
 
 DEFAULT_LIST_ID = "main"
 """The id of the one items plan single-list dialects write (ACP v2's name for a v1 plan)."""
-
-META_KEY = "llm_plans"
-"""The key under an entry's `_meta` that keeps what ACP cannot carry (a dialect's own status,
-Claude's `activeForm`, a task's number, description and owner)."""
 
 
 @dataclass(frozen=True)
@@ -116,13 +112,6 @@ def entry(content: str, status: str, extra: Mapping[str, Any] | None = None) -> 
     return out
 
 
-def extra_of(entry: Json) -> dict[str, Any]:
-    """What `entry` keeps under `_meta["llm_plans"]` (empty when nothing)."""
-    meta = entry.get("_meta")
-    kept = meta.get(META_KEY) if isinstance(meta, Mapping) else None
-    return dict(kept) if isinstance(kept, Mapping) else {}
-
-
 RESTATED = frozenset({"status", "activeForm", "id"})
 """What a list dialect's every call says of an item, present or not (`carried` drops the
 old value when the new call leaves it out): its own status word, `activeForm`, the id a
@@ -153,11 +142,9 @@ def carried(current: Stored | None, entries: list[Json]) -> list[Json]:
         old = olds.pop(0)
         merged: Json = {"content": new["content"], "priority": old["priority"]}
         merged["status"] = new["status"]
-        meta = {k: v for k, v in (old.get("_meta") or {}).items() if k != META_KEY}
         kept = {k: v for k, v in extra_of(old).items() if k not in RESTATED}
         kept.update(extra_of(new))
-        if kept:
-            meta[META_KEY] = kept
+        meta = meta_with(old.get("_meta"), kept)
         if meta:
             merged["_meta"] = meta
         out.append(merged)

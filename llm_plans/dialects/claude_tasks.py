@@ -42,11 +42,11 @@ from typing_extensions import Required, TypedDict
 from .. import _feedback
 from .._apply import Applied, write_list
 from .._arguments import Rejection
-from .._book import Json
+from .._book import Json, extra_of, meta_with
 from .._builder import _NOT_FINITE  # the words the core uses for `_meta`
 from .._feedback import Problem, TaskRow
 from .._repair import Undecodable, decode_bytes, finite, repair_entry
-from ._base import META_KEY, Call, Dialect, DialectTool, Read, entry, extra_of
+from ._base import Call, Dialect, DialectTool, Read, entry
 
 _FORBID = ConfigDict(extra="forbid")
 _Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
@@ -276,9 +276,7 @@ def _changed(task: Json, extra: dict[str, Any]) -> Json:
     merged = {**extra_of(task), **extra}
     merged = {k: v for k, v in merged.items() if v is not None}
     out: Json = {"content": task["content"], "priority": task["priority"], "status": task["status"]}
-    meta = {k: v for k, v in (task.get("_meta") or {}).items() if k != META_KEY}
-    if merged:
-        meta[META_KEY] = merged
+    meta = meta_with(task.get("_meta"), merged)
     if meta:
         out["_meta"] = meta
     return out

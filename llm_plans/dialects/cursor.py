@@ -25,11 +25,11 @@ from typing_extensions import NotRequired, Required, TypedDict
 from .. import _feedback
 from .._apply import Applied, write_list
 from .._arguments import Rejection
-from .._book import Json
+from .._book import Json, extra_of, meta_with
 from .._feedback import Problem
 from .._models import Status
 from .._repair import repair_list
-from ._base import META_KEY, Call, Dialect, DialectTool, carried, entry, extra_of, renamer
+from ._base import Call, Dialect, DialectTool, carried, entry, renamer
 
 _Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 _FORBID = ConfigDict(extra="forbid")
@@ -199,8 +199,7 @@ def _updated(item: Json, todo: Mapping[str, Any], todo_id: str) -> Json:
             extra["status"] = own
     extra["id"] = todo_id
     out: Json = {"content": content, "priority": item["priority"], "status": status}
-    meta = {k: v for k, v in (item.get("_meta") or {}).items() if k != META_KEY}
-    out["_meta"] = {**meta, META_KEY: extra}
+    out["_meta"] = meta_with(item.get("_meta"), extra)  # never empty: it keeps the id
     return out
 
 

@@ -32,7 +32,7 @@ from ._snapshot import error as snapshot_error
 from ._streams import DEFAULT_PREVIEW_BUDGET, Flight, Streams
 from ._toolcalls import parse  # the call shapes only: the providers build on the session
 from ._wire import Json, WireForm
-from .dialects._base import DEFAULT_LIST_ID, DialectTool, Read
+from .dialects._base import DEFAULT_LIST_ID, DialectTool, Read, name_of
 
 __all__ = ["PlanSession", "Send"]
 
@@ -111,11 +111,7 @@ class PlanSession:
         self._tools = tools_of(dialects)
         limits = limits or Limits()
         lists = any(not isinstance(tool, str) for tool in self._tools.values())
-        if not isinstance(list_id, str) or check_id(list_id, limits):
-            raise ConfigurationError(
-                f"list_id must be a plan id (short text without control characters); "
-                f"got {list_id!r}"
-            )
+        _check_list_id(list_id, limits)
         self._rules = Rules(
             limits,
             Path(workspace) if workspace else None,
@@ -156,7 +152,7 @@ class PlanSession:
         tools of every dialect the session accepts.
         """
         tool = self._names.resolve(name)
-        return None if tool is None else _name(tool)
+        return None if tool is None else name_of(tool)
 
     @property
     def tool_names(self) -> tuple[str, ...]:
@@ -192,11 +188,7 @@ class PlanSession:
         tool = self._names.resolve(name)
         rules = replace(self._rules, mirror=True) if mirror else self._rules
         if list_id is not None:
-            if not isinstance(list_id, str) or check_id(list_id, rules.limits):
-                raise ConfigurationError(
-                    f"list_id must be a plan id (short text without control characters); "
-                    f"got {list_id!r}"
-                )
+            _check_list_id(list_id, rules.limits)
             if isinstance(tool, DialectTool):  # ours keep their rules (no empty plan "y")
                 rules = replace(rules, list_id=list_id)
         async with self._lock.held():
@@ -336,7 +328,7 @@ class PlanSession:
                 raise StreamError(f"no streamed call {call_id!r}; feed it before finishing it")
             if truncated:
                 outcome: Applied | Rejected | Read = Rejected(
-                    _name(flight.tool),
+                    name_of(flight.tool),
                     [_feedback.cut_off_problem(ours=isinstance(flight.tool, str))],
                 )
             else:
@@ -508,8 +500,11 @@ class PlanSession:
         return skipped
 
 
-def _name(tool: ToolName | DialectTool) -> str:
-    return tool if isinstance(tool, str) else tool.name
+def _check_list_id(list_id: object, limits: Limits) -> None:
+    if not isinstance(list_id, str) or check_id(list_id, limits):
+        raise ConfigurationError(
+            f"list_id must be a plan id (short text without control characters); got {list_id!r}"
+        )
 
 
 def _showable(tool: ToolName | DialectTool, fields: Mapping[str, Any]) -> bool:

@@ -16,7 +16,7 @@ from ._book import Stored
 from ._errors import StreamError
 from ._models import ToolName
 from ._prefix import FinalPrefix
-from .dialects._base import DialectTool
+from .dialects._base import DialectTool, name_of
 
 # The text of all previews of one call stays within this many times the call's own text:
 # a long plan streamed at a live token rate is shown in growing steps rather than re-sent
@@ -208,7 +208,7 @@ class Streams:
                 flight.scanner = FinalPrefix(list_keys=lists, text_keys=())
         elif flight.tool != tool:
             raise StreamError(
-                f"call {call_id!r} was started as {_name(flight.tool)}, not {_name(tool)}"
+                f"call {call_id!r} was started as {name_of(flight.tool)}, not {name_of(tool)}"
             )
         return flight
 
@@ -244,10 +244,6 @@ class Streams:
             for f in self._flights.values()
             if f.preview is not None and _still_applies(f.tool, f.preview.id in plans)
         }
-
-
-def _name(tool: ToolName | DialectTool) -> str:
-    return tool if isinstance(tool, str) else tool.name
 
 
 def _still_applies(tool: ToolName | DialectTool, exists: bool) -> bool:

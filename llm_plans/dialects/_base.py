@@ -92,6 +92,11 @@ class DialectTool:
         return prompt(f"{self.dialect}/{self.name}")
 
 
+def name_of(tool: str | DialectTool) -> str:
+    """The name a model calls a plan tool by: ours are their names, a dialect's carry theirs."""
+    return tool if isinstance(tool, str) else tool.name
+
+
 @dataclass(frozen=True)
 class Dialect:
     """A family of plan tools, by the name `PlanSession(dialects=...)` takes."""

@@ -193,7 +193,7 @@ def _create(
                     f"{rules.limits.max_id_length} characters; send an id of your own.",
                 )
             )
-    plan = build(kind, plan_id, args, rules, problems, None)
+    plan = build(kind, plan_id, args, rules, problems, None, validated=True)
     if problems or plan is None:
         raise Rejection(problems, context)
     plans = dict(book.plans)
@@ -227,7 +227,7 @@ def _update(book: Book, args: Mapping[str, Any], rules: Rules) -> Applied:
     else:
         kind = _kind_for_update(current, args.get("type"), replacing)
         problems = check_kind_fields(kind, args)
-        built = build(kind, current.id, args, rules, problems, current.meta)
+        built = build(kind, current.id, args, rules, problems, current.meta, validated=True)
         if problems or built is None:
             raise Rejection(problems)
         plan = built

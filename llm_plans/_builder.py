@@ -24,6 +24,8 @@ from ._uris import file_uri
 
 FIELD_FOR: dict[PlanType, str] = {"items": "entries", "markdown": "content", "file": "uri"}
 _CONTENT = operator.itemgetter("content")
+_PRIORITY = operator.itemgetter("priority")
+_STATUS = operator.itemgetter("status")
 _NOT_FINITE = (
     "NaN and Infinity are not JSON numbers (1e999 is Infinity); send finite numbers or strings."
 )
@@ -101,7 +103,14 @@ def build(
     rules: Rules,
     problems: list[Problem],
     meta: Json | None,
+    *,
+    validated: bool = False,
 ) -> Stored | None:
+    """The plan these fields make, or None with the reasons added to `problems`.
+
+    `validated`: the entries are new dicts from our own argument validators, whose keys come
+    in ACP's order; those that already say priority and status are kept as they are.
+    """
     limits = rules.limits
     if kind == "items" and args.get("entries") is not None:
         raw: list[Json] = args["entries"]
@@ -124,21 +133,24 @@ def build(
                 )
                 if problem is not None:
                     problems.append(problem)
-        problems += [
-            Problem(f"entries[{index}]._meta", _NOT_FINITE)
-            for index, e in enumerate(raw)
-            if "_meta" in e and not finite(e["_meta"])
-        ]
-        entries = [
-            {
-                "content": e["content"],
-                "priority": e.get("priority") or "medium",
-                "status": e.get("status") or "pending",
-            }
-            if "_meta" not in e
-            else _entry(e)
-            for e in raw
-        ]
+        if validated and _complete(raw):
+            entries = raw  # the wire's shape already: content, priority, status, no _meta
+        else:
+            problems += [
+                Problem(f"entries[{index}]._meta", _NOT_FINITE)
+                for index, e in enumerate(raw)
+                if "_meta" in e and not finite(e["_meta"])
+            ]
+            entries = [
+                {
+                    "content": e["content"],
+                    "priority": e.get("priority") or "medium",
+                    "status": e.get("status") or "pending",
+                }
+                if "_meta" not in e
+                else _entry(e)
+                for e in raw
+            ]
         return None if problems else Stored("items", plan_id, tuple(entries), meta=meta)
     if kind == "markdown" and args.get("content") is not None:
         content: str = args["content"]
@@ -160,6 +172,17 @@ def build(
             return None
         return None if problems else Stored("file", plan_id, uri=uri, meta=meta)
     return None
+
+
+def _complete(raw: list[Json]) -> bool:
+    # Every entry says priority and status (a missing one raises KeyError, a null is None):
+    # then each has at least three keys, and three keys each means none has `_meta`.
+    try:
+        if None in map(_PRIORITY, raw) or None in map(_STATUS, raw):
+            return False
+    except KeyError:
+        return False
+    return sum(map(len, raw)) == 3 * len(raw)
 
 
 def _entry(e: Json) -> Json:

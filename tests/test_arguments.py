@@ -5,11 +5,22 @@ from __future__ import annotations
 import json
 import math
 from typing import Any
+from unittest import mock
 
 import pytest
+import strategies
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
-from llm_plans import CreatePlanArgs, Limits, PlanSession, RemovePlanArgs, UpdatePlanArgs
+from llm_plans import (
+    CreatePlanArgs,
+    Limits,
+    PlanSession,
+    RemovePlanArgs,
+    UpdatePlanArgs,
+    _arguments,
+)
 from llm_plans._arguments import _ADAPTERS, Rejection, parse
 from llm_plans.testing import RecordingSend
 
@@ -97,3 +108,95 @@ def test_the_hot_path_validators_mirror_the_public_models(model: Any, tool: str)
     public = TypeAdapter(model).json_schema()
     assert list(fast["properties"]) == list(public["properties"])
     assert fast.get("required") == public.get("required")
+
+
+# ---- the one-pass parse answers as the strict parse does -------------------------------------
+
+_COLONY = st.sampled_from(["a", ":", "a:b", " :: ", "x\u003ay", "é:", "\u2028:"])
+
+
+@st.composite
+def _json_text(draw: st.DrawFn, value: Any) -> str:
+    """`value` as JSON text in any layout, some keys said twice (with any value), some
+    colons in strings written as escapes."""
+    if isinstance(value, dict):
+        parts = []
+        for key, item in value.items():
+            if draw(st.integers(0, 7)) == 0:  # said twice: the first is the one dropped
+                again = draw(st.one_of(_COLONY, st.none(), st.just({"k": ":"})))
+                parts.append(f"{json.dumps(key)}:{json.dumps(again)}")
+            colon = draw(st.sampled_from([":", ": ", " : ", "\n:"]))
+            parts.append(f"{json.dumps(key)}{colon}{draw(_json_text(item))}")
+        return "{" + draw(st.sampled_from([",", ", ", ",\n "])).join(parts) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(draw(_json_text(item)) for item in value) + "]"
+    text = json.dumps(value, ensure_ascii=draw(st.booleans()))
+    if isinstance(value, str) and ":" in text and draw(st.booleans()):
+        text = text.replace(":", "\\u003a", 1)
+    return text
+
+
+def _one_pass_inputs() -> st.SearchStrategy[tuple[str, str]]:
+    step = st.fixed_dictionaries(
+        {"content": st.one_of(strategies.step_text, _COLONY)},
+        optional={
+            "priority": st.sampled_from([None, "high", "medium", "low", "High"]),
+            "status": st.sampled_from([None, "pending", "in_progress", "done", "cancelled"]),
+            "_meta": st.sampled_from([None, {}, {"a": ":"}, {"n": 1.5}]),
+        },
+    )
+    change = st.fixed_dictionaries(
+        {"step": st.sampled_from([1, 2, 0, "2"])},
+        optional={"status": st.sampled_from([None, "completed"]), "content": st.none() | _COLONY},
+    )
+    update = st.fixed_dictionaries(
+        {"id": st.sampled_from(["p", "p:1", "a:b:c", ":"])},
+        optional={
+            "type": st.sampled_from([None, "items", "markdown"]),
+            "entries": st.none() | st.lists(step, max_size=4),
+            "content": st.none() | _COLONY,
+            "uri": st.none(),
+            "changes": st.none() | st.lists(change, max_size=3),
+        },
+    )
+    create = st.fixed_dictionaries(
+        {"type": st.sampled_from(["items", "markdown", "file"])},
+        optional={
+            "id": st.none() | st.sampled_from(["p", "p:1"]),
+            "entries": st.lists(step, max_size=4),
+            "content": _COLONY,
+        },
+    )
+    remove = st.fixed_dictionaries({"id": _COLONY})
+    calls = st.one_of(
+        update.map(lambda a: ("update_plan", a)),
+        create.map(lambda a: ("create_plan", a)),
+        remove.map(lambda a: ("remove_plan", a)),
+    )
+    return calls.flatmap(lambda call: _json_text(call[1]).map(lambda text: (call[0], text)))
+
+
+def _answer(tool: str, text: str) -> Any:
+    try:
+        return ("ok", parse(tool, text, Limits()))  # type: ignore[arg-type]
+    except Rejection as rejection:
+        return ("rejected", [(p.path, p.message, p.sent) for p in rejection.problems])
+
+
+@settings(max_examples=1000)
+@given(_one_pass_inputs())
+def test_the_one_pass_parse_answers_as_the_strict_parse_does(call: tuple[str, str]) -> None:
+    tool, text = call
+    fast = _answer(tool, text)
+    with mock.patch.object(_arguments, "_one_pass", return_value=None):
+        strict = _answer(tool, text)
+    assert fast == strict
+    if fast[0] == "ok":  # key order too: the entries go out as they are
+        assert json.dumps(fast[1]) == json.dumps(strict[1])
+
+
+def test_the_one_pass_parse_is_taken_for_the_usual_call() -> None:
+    text = json.dumps({"id": "p:1", "entries": [{"content": "Run: tests", "status": None}]})
+    assert _arguments._one_pass("update_plan", text.encode()) is not None
+    twice = '{"id": "p", "id": "q:", "entries": null}'
+    assert _arguments._one_pass("update_plan", twice.encode()) is None

@@ -2,9 +2,12 @@
 
 The pass only tracks structure: strings, nesting, and where the last final piece ends (a
 top-level value, an element of a list value, a line of a text value). The final parts
-themselves are decoded when a preview asks for them, by closing that prefix and parsing it
-with jiter in one call: the session asks rarely (its previews stay within a budget of the
-call's size), so the parsing adds up to a few times the text, at C speed.
+themselves are decoded when a preview asks for them, with jiter. The elements of the first
+list value (a plan's `entries`, a todo list) are decoded once each: a preview parses the
+elements that became final since the last one, and the rest of the prefix with that list
+left empty, so a long plan's previews cost what is new, not the whole text again. JSON
+decodes an array element by element, so this is the whole prefix's decode, element for
+element (tests/test_prefix.py checks it against one parse of the closed prefix).
 """
 
 from __future__ import annotations
@@ -67,6 +70,15 @@ class FinalPrefix:
         self._closers = ""
         self._done = False  # the value (or list element) just scanned is complete
         self._cached: tuple[int, dict[str, Any] | None] | None = None
+        # The first list value: where its elements start (after `[`), where the last
+        # complete one ends, where its `]` is; the elements decoded so far, and up to where.
+        self._list_key = ""
+        self._list_open = -1
+        self._in_list = False
+        self._element_end = -1
+        self._list_close = -1
+        self._elements: list[Any] = []
+        self._decoded_to = -1
         self.steps = 0
         """Turns of the scanning loop so far: linear in the text (the tests count them)."""
 
@@ -102,19 +114,39 @@ class FinalPrefix:
             return self._cached[1]
         if len(self._parts) > 1:
             self._parts = ["".join(self._parts)]  # joined when asked, which is rarely
-        piece = self._parts[0][: self._final_at] + self._closers
+        text, final_at = self._parts[0], self._final_at
+        start = self._list_open
         try:
-            value = jiter.from_json(
-                piece.encode("utf-8"), allow_inf_nan=False, catch_duplicate_keys=True
-            )
+            if start < 0 or final_at < start:  # no element of the list is final yet
+                value = _decode(text[:final_at] + self._closers)
+            else:
+                end = self._list_close if self._list_close >= 0 else self._element_end
+                self._decode_elements(text, end)
+                # The rest of the prefix with the list empty: `[` at `start`, its `]` (or
+                # the closers, while it is open) after `end`.
+                value = _decode(text[:start] + text[end:final_at] + self._closers)
+                if isinstance(value, dict):
+                    value[self._list_key] = list(self._elements)
         except (ValueError, UnicodeEncodeError):
             self.broken = True
             return None
         result = value if isinstance(value, dict) else None
         if result is None:
             self.broken = True
-        self._cached = (self._final_at, result)
+        self._cached = (final_at, result)
         return result
+
+    def _decode_elements(self, text: str, end: int) -> None:
+        """Decode the list's elements between the last decoded one and `end` (an element's
+        end, or the list's `]`). The piece starts right after an element (or the `[`): as
+        an array after a `null` element it is valid exactly when it is within the whole."""
+        if end <= self._decoded_to:
+            return
+        if self._decoded_to < 0:
+            self._elements = _decode("[" + text[self._list_open : end] + "]")
+        else:
+            self._elements += _decode("[null" + text[self._decoded_to : end] + "]")[1:]
+        self._decoded_to = end
 
     # ---- the pass ---------------------------------------------------------------------------
 
@@ -207,6 +239,8 @@ class FinalPrefix:
                 self.broken = True
             elif depth == 1 and char == "[" and self._key in self._list_keys:
                 self._list_depth = 2
+                if self._list_open < 0:
+                    self._list_key, self._list_open, self._in_list = self._key, offset + 1, True
         elif char in "}]":
             self._depth = depth - 1
             if self._depth < 0:
@@ -215,6 +249,8 @@ class FinalPrefix:
                 self._closed = True
                 self._final(offset + 1, "")
             elif self._depth == 1:
+                if self._in_list:
+                    self._list_close, self._in_list = offset, False
                 self._list_depth = 0
                 self._final(offset + 1, "}")
                 self._done = True
@@ -236,3 +272,9 @@ class FinalPrefix:
     def _final(self, at: int, closers: str) -> None:
         self._final_at = at
         self._closers = closers
+        if self._in_list and closers == "]}":
+            self._element_end = at
+
+
+def _decode(text: str) -> Any:
+    return jiter.from_json(text.encode("utf-8"), allow_inf_nan=False, catch_duplicate_keys=True)

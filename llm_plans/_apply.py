@@ -21,7 +21,7 @@ from ._registry import TOOLS
 from .dialects._base import Call, DialectTool, Read
 
 
-@dataclass(frozen=True)
+@dataclass  # not frozen, as Stored: made on every call, never changed
 class Applied:
     """A call that changed the book."""
 
@@ -205,13 +205,16 @@ def _create(
 # ---- update ---------------------------------------------------------------------------------
 
 
+_REPLACING = ("entries", "content", "uri")
+
+
 def _update(book: Book, args: Mapping[str, Any], rules: Rules) -> Applied:
     current = book.plans.get(args["id"])
     if current is None:
         raise Rejection(
             [Problem("id", "no plan has this id.", args["id"])], _feedback.ids_list(book.plans)
         )
-    replacing = [f for f in ("entries", "content", "uri") if args.get(f) is not None]
+    replacing = [f for f in _REPLACING if args.get(f) is not None]
     changes = args.get("changes")
     if changes is not None:
         if replacing:
@@ -233,7 +236,7 @@ def _update(book: Book, args: Mapping[str, Any], rules: Rules) -> Applied:
         plan = built
     plans = dict(book.plans)
     plans[plan.id] = plan
-    steps = tuple(c["step"] for c in changes or ())
+    steps = tuple(c["step"] for c in changes) if changes else ()
     return Applied("update_plan", book.with_plans(plans), plan.id, plan, steps)
 
 
@@ -407,3 +410,24 @@ def _by_item(problem: Problem) -> tuple[int, int]:
     if start < 0 or end < 0 or not problem.path[start + 1 : end].isdigit():
         return (0, 0)
     return (1, int(problem.path[start + 1 : end]))
+
+
+def apply_validated(
+    book: Book,
+    tool: ToolName,
+    args: Mapping[str, Any],
+    rules: Rules = _DEFAULT_RULES,
+    *,
+    held: Collection[str] = (),
+    own_id: str | None = None,
+) -> Applied | Rejected:
+    """`apply` for one of our tools' arguments that `parse` validated already: a streamed
+    call's preview validates only what became final since the last one (`_preview`)."""
+    try:
+        if tool == "create_plan":
+            return _create(book, args, rules, held, own_id)
+        if tool == "update_plan":
+            return _update(book, args, rules)
+        return _remove(book, args)
+    except Rejection as rejection:
+        return Rejected(tool, rejection.problems, rejection.context)

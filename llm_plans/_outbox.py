@@ -124,40 +124,41 @@ class Outbox:
         that failed (what it carried is marked stale and re-sent later); a cancellation is
         re-raised after marking.
         """
-        previews = previews or {}
-        ids = list(ids)
         if self.form is WireForm.LEGACY:
+            ids = list(ids)
             if not ids and not force and not self._legacy_stale:
                 return None
-            return await self._show_legacy(plans, previews, force=force)
-        wanted = dict.fromkeys([*self._stale, *ids])
-        if self.form is WireForm.V2 and (ids or force):
+            return await self._show_legacy(plans, previews or {}, force=force)
+        wanted = dict.fromkeys([*self._stale, *ids]) if self._stale else dict.fromkeys(ids)
+        v2 = self.form is WireForm.V2
+        if v2 and (wanted or force):
             # A file plan shows its file's steps: an edit on disk reaches the client with the
             # next change, as in the legacy form (an unchanged file is not read again).
             wanted.update((i, None) for i, plan in plans.items() if plan.type == "file")
         updates: list[tuple[str, Json]] = []
         for plan_id in wanted:
-            plan = self._showing(plan_id, plans, previews)
+            plan = self._showing(plan_id, plans, previews) if previews else plans.get(plan_id)
+            view = self._view(plan) if v2 else plan
             held = self._held.get(plan_id)
-            view = self._view(plan)
-            if not force and plan_id not in self._stale and _same(held, view):
+            stale = plan_id in self._stale
+            if not force and not stale and _same(held, view):
                 continue  # the client holds exactly this: sending it again would only flicker
             if plan is None:
-                if held is None and not force and plan_id not in self._stale:
+                if held is None and not force and not stale:
                     continue  # never shown, nothing to take back
                 updates.append((plan_id, _wire.plan_removed(self.form, plan_id)))
             else:
                 steps = view.steps if isinstance(view, _Steps) else None
                 updates.append((plan_id, _wire.plan_update(self.form, plan, steps)))
             self._held[plan_id] = view if view is not None else _REMOVED
-        if self.form is WireForm.V2:
-            self._flattener.retain([*plans, *previews])
+        if v2:
+            self._flattener.retain([*plans, *(previews or ())])
         return await self._deliver(updates)
 
     def _showing(
-        self, plan_id: str, plans: Mapping[str, Stored], previews: Mapping[str, Stored]
+        self, plan_id: str, plans: Mapping[str, Stored], previews: Mapping[str, Stored] | None
     ) -> Stored | None:
-        preview = previews.get(plan_id)
+        preview = previews.get(plan_id) if previews else None
         if preview is None:
             return plans.get(plan_id)
         if (

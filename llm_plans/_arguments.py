@@ -265,3 +265,12 @@ def _dumps(arguments: Mapping[str, Any]) -> str:
         raise Rejection([Problem("", "the arguments are nested too deeply.")]) from None
     except TypeError as exc:
         raise Rejection([Problem("", f"the arguments are not JSON ({exc}).")]) from None
+
+
+def valid_as_sent(tool: ToolName, value: Any) -> Any | None:
+    """`value`'s fields validated as `validate` gives them when they need no repair; None
+    when they need one or fail (the caller then takes `validate`'s whole way)."""
+    try:
+        return _ADAPTERS[tool].validate_python(value)
+    except _ValidationError:
+        return None

@@ -15,7 +15,6 @@ from typing import Any
 
 from . import _feedback, _wire
 from ._apply import Applied, Rejected, apply
-from ._arguments import Decoded
 from ._book import AnyPlan, Book
 from ._builder import Rules, check_id
 from ._dialects import OURS, lists_only, tools_of
@@ -26,6 +25,7 @@ from ._limits import Limits
 from ._lock import SessionLock
 from ._models import ToolName
 from ._outbox import Outbox, Send, is_async, takes_one_argument
+from ._preview import preview
 from ._registry import DEFAULT_PREFIXES, Names
 from ._snapshot import SkippedPlan, dump, load
 from ._snapshot import error as snapshot_error
@@ -378,14 +378,21 @@ class PlanSession:
         fields = flight.fields()
         if fields is None or not _showable(flight.tool, fields):
             return
-        outcome = apply(
-            self._book,
-            flight.tool,
-            fields if flight.whole is not None else Decoded(fields),
-            self._rules,
-            held=self._streams.held(but=flight),
-            own_id=flight.own_id,
-        )
+        held = self._streams.held(but=flight)
+        if flight.whole is not None:
+            outcome = apply(
+                self._book, flight.tool, fields, self._rules, held=held, own_id=flight.own_id
+            )
+        else:  # the core validates and builds only what became final since the last preview
+            outcome = preview(
+                self._book,
+                flight.tool,
+                fields,
+                self._rules,
+                flight.built,
+                held=held,
+                own_id=flight.own_id,
+            )
         if not isinstance(outcome, Applied) or outcome.plan is None:
             return
         plan = outcome.plan

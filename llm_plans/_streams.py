@@ -16,6 +16,7 @@ from ._book import Stored
 from ._errors import StreamError
 from ._models import ToolName
 from ._prefix import FinalPrefix
+from ._preview import Built
 from .dialects._base import DialectTool, name_of
 
 # The text of all previews of one call stays within this many times the call's own text:
@@ -49,6 +50,8 @@ class Flight:
     """The plan as last shown to the client, if any."""
     shown: dict[str, None] = field(default_factory=dict)
     """Every plan id a preview of this call touched: what a rollback must restore."""
+    built: Built = field(default_factory=Built)
+    """The entries the last preview built, for the next to build only what is new."""
     previewed: int = 0
     """Bytes of argument text at each preview so far, added up (the budget's use)."""
     last_at: float = float("-inf")

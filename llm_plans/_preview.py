@@ -1,0 +1,100 @@
+"""A streamed call's preview, worked out from what became final since the last one.
+
+A preview shows what the core gives for the final part of a call's arguments. Worked out
+afresh each time, a long plan's previews cost its whole text again and again: its entries
+re-validated and rebuilt on every step. The entries that became final do not change, and
+every rule an entry meets is a rule of that entry alone (its fields, its length, its
+numbers), so the core validates and builds only the entries new since the last preview,
+asks `apply_validated` for the rest of the call (the same decisions as any call: ids,
+limits, the book), and puts the entries it built before in front of the new ones.
+
+The result is the core's own for the whole prefix (tests/test_preview.py holds the two
+equal for valid, repairable and hostile calls): whatever is not the plain case (a call
+that needs repair or is refused, `changes`, a markdown or file plan, a dialect's list)
+takes `apply`'s whole way.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import Any
+
+from ._apply import Applied, Rejected, apply, apply_validated
+from ._arguments import Decoded, valid_as_sent
+from ._book import Book, Json, Stored
+from ._builder import Rules
+from ._models import ToolName
+from .dialects._base import DialectTool, Read
+
+_INCREMENTAL = frozenset({"create_plan", "update_plan"})
+
+
+@dataclass(eq=False)
+class Built:
+    """What the last preview of one streamed call built: its entries as decoded (the
+    scanner's own objects, which stay the same from one preview to the next) and the wire
+    entries the core built from them."""
+
+    sent: list[Any] = field(default_factory=list)
+    entries: tuple[Json, ...] = ()
+
+
+def preview(
+    book: Book,
+    tool: ToolName | DialectTool,
+    fields: Mapping[str, Any],
+    rules: Rules,
+    built: Built,
+    *,
+    held: Collection[str] = (),
+    own_id: str | None = None,
+) -> Applied | Rejected | Read:
+    """What `apply(book, tool, Decoded(fields), rules, held=held, own_id=own_id)` gives,
+    validating and building only the entries `built` does not hold yet; `built` then holds
+    this preview's."""
+    raw = fields.get("entries") if tool in _INCREMENTAL else None
+    if (
+        type(raw) is not list
+        or not raw
+        or "changes" in fields
+        or len(raw) > rules.limits.max_entries
+    ):
+        return apply(book, tool, Decoded(fields), rules, held=held, own_id=own_id)
+    # At least the last entry is validated again: a call always has entries to build.
+    kept = min(len(built.sent), len(raw) - 1)
+    if kept and not all(map(operator.is_, islice(raw, kept), built.sent)):
+        kept = 0
+    name: ToolName = tool  # type: ignore[assignment]  # one of ours, checked above
+    short = dict(fields)
+    short["entries"] = raw[kept:]
+    valid = valid_as_sent(name, short)
+    if valid is None:  # needs repair, or is refused: the core's whole way, its own answer
+        return apply(book, tool, Decoded(fields), rules, held=held, own_id=own_id)
+    outcome = apply_validated(book, name, valid, rules, held=held, own_id=own_id)
+    plan = outcome.plan if isinstance(outcome, Applied) else None
+    if plan is None or plan.type != "items":
+        # Refused: with every entry in `short` this is the whole call's answer; without,
+        # the core tells the whole call's problems (their step numbers count every entry).
+        if not kept:
+            return outcome
+        return apply(book, tool, Decoded(fields), rules, held=held, own_id=own_id)
+    assert isinstance(outcome, Applied)
+    if not kept:
+        built.sent, built.entries = raw, plan.entries
+        return outcome
+    entries = built.entries[:kept] + plan.entries
+    built.sent, built.entries = raw, entries
+    whole = Stored("items", plan.id, entries, meta=plan.meta)
+    plans = dict(outcome.book.plans)
+    plans[plan.id] = whole
+    return Applied(
+        outcome.tool,
+        outcome.book.with_plans(plans),
+        outcome.plan_id,
+        whole,
+        outcome.changed,
+        outcome.say,
+    )

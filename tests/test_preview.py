@@ -1,0 +1,195 @@
+"""A streamed call's preview, built from what is new since the last one, is the core's answer
+for the whole final prefix: for every call, fragmentation and rhythm of previews."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import entry
+
+from llm_plans import Limits
+from llm_plans._apply import Applied, Rejected, apply
+from llm_plans._arguments import Decoded
+from llm_plans._book import Book
+from llm_plans._builder import Rules
+from llm_plans._dialects import tools_of
+from llm_plans._prefix import FinalPrefix
+from llm_plans._preview import Built, preview
+from llm_plans.dialects._base import DialectTool, Read
+
+INF = "__INF__"  # stands for 1e999 in the text: JSON that decodes to an infinity
+TODO_WRITE = tools_of("claude_todos")["TodoWrite"]
+
+# Entries of every kind: valid, repairable (a status or priority synonym, padding the
+# validator strips, a step as a string), and hostile (unknown fields, wrong types, empty or
+# too long text, an infinite number in _meta, not an object at all).
+strange_entries = st.sampled_from(
+    [
+        {"content": "  padded  ", "status": "done"},
+        {"content": "x", "priority": "med"},
+        {"content": "x", "status": "finished", "priority": "HIGH"},
+        {"content": "", "status": "pending"},
+        {"content": "   "},
+        {"content": 7},
+        {"content": "x", "note": "unknown field"},
+        {"content": "x", "status": "sleeping"},
+        {"content": "x" * 40},
+        {"content": "x", "_meta": {"n": INF}},
+        {"content": "x", "_meta": None},
+        {"status": "pending"},
+        "a step as text",
+        None,
+        [1, 2],
+    ]
+)
+any_entry = st.one_of(entry(), entry(), entry(), strange_entries)
+
+
+@st.composite
+def call(draw: st.DrawFn) -> tuple[str | DialectTool, str]:
+    """A plan tool and the JSON text of its arguments."""
+    tool = draw(st.sampled_from(["create_plan", "create_plan", "update_plan", "TodoWrite"]))
+    # Half the calls are all valid entries (the preview's own way), half mixed.
+    listed = draw(st.lists(entry() if draw(st.booleans()) else any_entry, max_size=8))
+    if tool == "TodoWrite":
+        todos = [
+            {"content": e.get("content", "x"), "status": e.get("status", "pending")}
+            if isinstance(e, dict)
+            else e
+            for e in listed
+        ]
+        if draw(st.booleans()):
+            todos = [{**t, "activeForm": "Doing it"} for t in todos if isinstance(t, dict)]
+        args: dict[str, Any] = {"todos": todos}
+        return TODO_WRITE, json.dumps(args)
+    args = {}
+    keys = ["type", "id", "entries", "content", "uri", "note", "changes"]
+    for key in draw(st.permutations(keys)):
+        if key == "type" and (tool == "create_plan" or draw(st.booleans())):
+            args["type"] = draw(st.sampled_from(["items"] * 5 + ["item", "markdown", None]))
+        elif key == "id" and (tool == "update_plan" or draw(st.booleans())):
+            args["id"] = draw(
+                st.sampled_from(["taken", "taken", "p", "p", "ghost", "", None, "md"])
+            )
+        elif key == "entries":
+            args["entries"] = listed
+        elif key in ("content", "uri") and draw(st.integers(0, 3)) == 0:
+            args[key] = draw(st.sampled_from([None, "text"]))
+        elif key == "note" and draw(st.integers(0, 7)) == 0:
+            args["note"] = 1
+        elif key == "changes" and tool == "update_plan" and draw(st.integers(0, 7)) == 0:
+            args["changes"] = [{"step": 1, "status": "completed"}]
+    indent = draw(st.sampled_from([None, None, 1]))
+    text = json.dumps(args, indent=indent, ensure_ascii=draw(st.booleans()))
+    return tool, text.replace(json.dumps(INF), "1e999")
+
+
+@st.composite
+def books(draw: st.DrawFn, rules: Rules) -> Book:
+    """A book with some of: an items plan `taken`, a markdown plan `md`, a plan-1."""
+    book = Book()
+    for plan_id, extra in (
+        ("taken", {"type": "items", "entries": [{"content": "old", "status": "completed"}]}),
+        ("md", {"type": "markdown", "content": "- a"}),
+        (None, {"type": "items", "entries": [{"content": "generated"}]}),
+    ):
+        if draw(st.booleans()):
+            done = apply(book, "create_plan", {"id": plan_id, **extra}, rules)
+            assert isinstance(done, Applied)
+            book = done.book
+    return book
+
+
+def assert_same(got: Applied | Rejected | Read, expected: Applied | Rejected | Read) -> None:
+    assert type(got) is type(expected)
+    if isinstance(expected, Rejected):
+        assert isinstance(got, Rejected)
+        assert got.text == expected.text
+    elif isinstance(expected, Read):
+        assert got == expected
+    else:
+        assert isinstance(got, Applied)
+        assert (got.tool, got.plan_id, got.changed) == (
+            expected.tool,
+            expected.plan_id,
+            expected.changed,
+        )
+        assert (got.plan is None) == (expected.plan is None)
+        assert got.plan is None or got.plan.same(expected.plan)
+        assert list(got.book.plans) == list(expected.book.plans)
+        for plan_id, plan in expected.book.plans.items():
+            assert got.book.plans[plan_id].same(plan)
+        assert (got.book.next_number, got.book.last_task) == (
+            expected.book.next_number,
+            expected.book.last_task,
+        )
+        assert got.text() == expected.text()
+
+
+@given(
+    st.data(),
+    call(),
+    st.lists(st.integers(1, 12), min_size=1, max_size=5),
+    st.lists(st.booleans(), min_size=1, max_size=7),
+    st.sampled_from([Limits(), Limits(max_entries=4, max_entry_chars=30, max_plans=3)]),
+    st.sampled_from([(), ("plan-1",), ("plan-2", "p")]),
+    st.sampled_from([None, "plan-2", "plan-5"]),
+)
+def test_a_preview_built_from_what_is_new_is_the_cores_answer_for_the_whole_prefix(
+    data: st.DataObject,
+    tool_and_text: tuple[str | DialectTool, str],
+    sizes: list[int],
+    asks: list[bool],
+    limits: Limits,
+    held: tuple[str, ...],
+    own_id: str | None,
+) -> None:
+    tool, text = tool_and_text
+    rules = Rules(limits, list_id="main")
+    book = data.draw(books(rules))
+    # The scanner as the session's streams make it for this tool.
+    if isinstance(tool, DialectTool):
+        scanner = FinalPrefix(list_keys=(TODO_WRITE.list_field or "",), text_keys=())
+    else:
+        scanner = FinalPrefix()
+    built = Built()
+    at, turn = 0, 0
+    while at < len(text):
+        size = sizes[turn % len(sizes)]
+        scanner.feed(text[at : at + size])
+        at, turn = at + size, turn + 1
+        if not (asks[turn % len(asks)] or at >= len(text)):
+            continue
+        fields = scanner.final()
+        if fields is None:
+            return  # broken text: no preview, as today
+        expected = apply(book, tool, Decoded(fields), rules, held=held, own_id=own_id)
+        got = preview(book, tool, fields, rules, built, held=held, own_id=own_id)
+        assert_same(got, expected)
+        if data.draw(st.integers(0, 4)) == 0 and isinstance(expected, Applied):
+            book = expected.book  # another call committed between two previews
+
+
+def test_the_entries_built_before_are_reused_not_rebuilt() -> None:
+    rules = Rules()
+    scanner = FinalPrefix()
+    built = Built()
+    text = json.dumps(
+        {"type": "items", "id": "p", "entries": [{"content": str(k)} for k in range(9)]}
+    )
+    shown = []
+    for start in range(0, len(text), 7):
+        if scanner.feed(text[start : start + 7]):
+            fields = scanner.final()
+            assert fields is not None
+            outcome = preview(Book(), "create_plan", fields, rules, built)
+            if isinstance(outcome, Applied) and outcome.plan is not None:
+                shown.append(outcome.plan.entries)
+    assert len(shown) > 3
+    for before, after in itertools.pairwise(shown):
+        # Every entry but the last one shown before is the very object built then.
+        assert all(a is b for a, b in zip(before[:-1], after, strict=False))

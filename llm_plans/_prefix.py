@@ -27,6 +27,12 @@ _IN_STRING = re.compile(r'[^"\\]+')
 # strings and everything but brackets are skipped in one match.
 # (Written as an unrolled loop: the alternation form costs four times as much in `re`.)
 _SKIP = re.compile(r'[^"\[\]{}]*(?:"[^"\\]*(?:\\.[^"\\]*)*"[^"\[\]{}]*)*', re.DOTALL)
+# A list's elements that are flat objects (a plan's steps: no brackets inside), a run of
+# them in one match: each would take the pass three turns (`{`, its insides, `}`) and a
+# turn for the comma, and end in the same state (the last one final, `done`).
+_FLAT = r"[ \t\n\r]*\{" + _SKIP.pattern + r"\}"
+_FIRST_FLAT = re.compile(_FLAT + r"(?:[ \t\n\r]*," + _FLAT + ")*", re.DOTALL)
+_MORE_FLAT = re.compile(r"(?:[ \t\n\r]*," + _FLAT + ")+", re.DOTALL)
 
 _MAX_DEPTH = 64
 """Plan arguments nest four levels deep; deeper is not a plan, and stops the previews."""
@@ -167,6 +173,14 @@ class FinalPrefix:
             if self._string is not None:
                 at = self._in_string(text, at, base)
                 continue
+            if self._list_depth and self._depth == 2:
+                # A comma counts only after an element (before one, it ends an empty one).
+                run = (_MORE_FLAT if self._done else _FIRST_FLAT).match(text, at)
+                if run is not None:
+                    at = run.end()
+                    self._final(base + at, "]}")
+                    self._done = True
+                    continue
             if self._depth >= (3 if self._list_depth else 2):
                 at = _SKIP.match(text, at).end()  # type: ignore[union-attr]
                 if at == end:

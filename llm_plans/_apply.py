@@ -206,6 +206,7 @@ def _create(
 
 
 _REPLACING = ("entries", "content", "uri")
+_KIND_OF: dict[str, PlanType] = {field: kind for kind, field in FIELD_FOR.items()}
 
 
 def _update(book: Book, args: Mapping[str, Any], rules: Rules) -> Applied:
@@ -244,7 +245,7 @@ def _kind_for_update(current: Stored, kind: PlanType | None, replacing: list[str
     if kind is not None:
         return kind
     if len(replacing) == 1:
-        return next(k for k, f in FIELD_FOR.items() if f == replacing[0])
+        return _KIND_OF[replacing[0]]
     if not replacing:
         wanted = FIELD_FOR[current.type]
         hint = (

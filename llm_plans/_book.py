@@ -52,6 +52,13 @@ class Stored:
     content: str = ""
     uri: str = ""
     meta: Json | None = None
+    statuses: tuple[str, ...] = field(init=False, repr=False)
+    """The status of each step, in order (for counting and finding at C speed)."""
+
+    def __post_init__(self) -> None:
+        # Worked out at once, not as a cached_property: every plan made is shown, which needs
+        # them, and a cached_property takes a lock on first use (before Python 3.12).
+        self.statuses = tuple(map(_STATUS, self.entries))
 
     def same(self, other: Stored | None) -> bool:
         """True when `other` would look the same to a client."""
@@ -65,11 +72,6 @@ class Stored:
             and self.uri == other.uri
             and self.meta == other.meta
         )
-
-    @functools.cached_property
-    def statuses(self) -> tuple[str, ...]:
-        """The status of each step, in order (for counting and finding at C speed)."""
-        return tuple(map(_STATUS, self.entries))
 
     def steps_with(self, status: str, limit: int) -> list[int]:
         """The numbers (1-based) of the first `limit` steps with this status."""

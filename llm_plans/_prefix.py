@@ -85,6 +85,7 @@ class FinalPrefix:
         self._list_close = -1
         self._elements: list[Any] = []
         self._decoded_to = -1
+        self._before_list: Any = None
         self.steps = 0
         """Turns of the scanning loop so far: linear in the text (the tests count them)."""
 
@@ -129,8 +130,16 @@ class FinalPrefix:
                 end = self._list_close if self._list_close >= 0 else self._element_end
                 self._decode_elements(text, end)
                 # The rest of the prefix with the list empty: `[` at `start`, its `]` (or
-                # the closers, while it is open) after `end`.
-                value = _decode(text[:start] + text[end:final_at] + self._closers)
+                # the closers, while it is open) after `end`. While the list is open that is
+                # what stood before it, decoded once.
+                if self._list_close >= 0:
+                    value = _decode(text[:start] + text[end:final_at] + self._closers)
+                else:
+                    if self._before_list is None:
+                        self._before_list = _decode(text[:start] + "]}")
+                    value = self._before_list
+                    if isinstance(value, dict):
+                        value = dict(value)
                 if isinstance(value, dict):
                     value[self._list_key] = list(self._elements)
         except (ValueError, UnicodeEncodeError):

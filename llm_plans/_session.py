@@ -242,9 +242,10 @@ class PlanSession:
         `finish(call_id)` when the call's arguments are complete, or `abort(call_id)`.
         Previews that `feed_nowait` left due go out first, in order.
         """
-        if self._streams.due:
+        streams = self._streams  # (read once: this runs for every token)
+        if streams.due:
             await self.flush()
-        flight = self._streams.get(call_id)
+        flight = streams.get(call_id)
         if flight is None or flight.name != name:
             flight = self._start(call_id, name)
         if not flight.add(fragment):

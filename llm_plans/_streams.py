@@ -70,6 +70,8 @@ class Flight:
     _scanned: int = 0
     _decoder: Any = None
     _previewable: bool = True
+    _plain: bool = True
+    """Previewable, and no bytes fragments to keep as fed: `add`'s short way applies."""
 
     def add(self, fragment: str | bytes | Mapping[str, Any]) -> bool:
         """Take a fragment; True when it may let a preview show something new.
@@ -78,8 +80,24 @@ class Flight:
         character that can end a step (`}` or `]`) or a markdown line (the `\\` of `\\n`),
         and then in one piece with what came before it.
         """
-        if type(fragment) is str:  # the common case, tested first: this runs per token
-            # isascii() is O(1) on CPython's compact strings: most fragments are not encoded.
+        # The common case first, in as few steps as can be: this runs for every token.
+        # isascii() is O(1) on CPython's compact strings: its length is its size in bytes.
+        if (
+            self._plain
+            and type(fragment) is str
+            and fragment.isascii()
+            and self.size + len(fragment) <= self.limit
+        ):
+            self.size += len(fragment)
+            self.parts.append(fragment)
+            return "}" in fragment or "]" in fragment or "\\" in fragment
+        try:
+            return self._add(fragment)
+        finally:
+            self._plain = self._raw is None and self._previewable
+
+    def _add(self, fragment: str | bytes | Mapping[str, Any]) -> bool:
+        if type(fragment) is str:
             size = len(fragment) if fragment.isascii() else self._measure(fragment)
             text = fragment
             if self._raw is not None:

@@ -267,50 +267,136 @@ class _Result:
     content = "ok"
 
 
+# The chunks below copy what the APIs send today, extra fields included: an adapter that is
+# fast only on the minimal shape would be measured on a shape no server sends. Sources:
+# ../shared/recorded (OpenAI chat: pydantic-ai's test_complex_agent_run; Responses:
+# test_openai_responses_streaming_usage; Anthropic: anthropic-sdk-python's tool_use_response).
+
+
+def _obfuscation(k: int) -> str:
+    """OpenAI pads every streamed event with an `obfuscation` string of varying length."""
+    return "aB3dE6gH9jK2mN5pQ8"[: 4 + k % 12]
+
+
 def chat_chunks(n: int) -> list[dict[str, Any]]:
-    """An OpenAI chat stream of one create_plan call, as the wire sends it: one chunk a token."""
+    """An OpenAI chat stream of one create_plan call, one chunk a token, as OpenAI sends it:
+    a role chunk, the call's id and name, its argument text, the finish, the usage chunk."""
     text, _ = create_text(n)
-    base = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+    base = {
+        "id": "chatcmpl-C2QD1kGWsTW5OWiqAtOSFEAOfPfQH",
+        "object": "chat.completion.chunk",
+        "created": 1754693439,
+        "model": "gpt-4o-2024-08-06",
+        "service_tier": "default",
+        "system_fingerprint": "fp_07871e2ad8",
+        "usage": None,
+    }
     first = {
         "index": 0,
-        "id": "call_1",
+        "id": "call_q2UyBRP7eXNTzAoR8lEhjc9Z",
         "type": "function",
         "function": {"name": "create_plan", "arguments": ""},
     }
+    deltas: list[dict[str, Any]] = [
+        {"role": "assistant", "content": None, "refusal": None},
+        {"tool_calls": [first]},
+    ]
+    deltas += [
+        {"tool_calls": [{"index": 0, "function": {"arguments": fragment}}]}
+        for fragment in split(text)
+    ]
     chunks = [
         {
             **base,
-            "choices": [
-                {
-                    "index": 0,
-                    "delta": {"role": "assistant", "tool_calls": [first]},
-                    "finish_reason": None,
-                }
-            ],
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": None}],
+            "obfuscation": _obfuscation(k),
         }
+        for k, delta in enumerate(deltas)
     ]
-    for fragment in split(text):
-        delta = {"tool_calls": [{"index": 0, "function": {"arguments": fragment}}]}
-        chunks.append({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
-    chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    finish = {"index": 0, "delta": {}, "logprobs": None, "finish_reason": "tool_calls"}
+    chunks.append({**base, "choices": [finish], "obfuscation": "onPp"})
+    usage = {"prompt_tokens": 364, "completion_tokens": len(deltas), "total_tokens": 999}
+    chunks.append({**base, "choices": [], "usage": usage, "obfuscation": "F1wZCrV0lEsbu"})
     return chunks
 
 
+def responses_events(n: int) -> list[dict[str, Any]]:
+    """An OpenAI Responses stream of one create_plan function call, one delta a token, with
+    the `sequence_number` and `obfuscation` every event carries."""
+    text, _ = create_text(n)
+    response: dict[str, Any] = {
+        "id": "resp_0050471a34b36ae60068c97bac",
+        "object": "response",
+        "created_at": 1758034860,
+        "status": "in_progress",
+        "error": None,
+        "incomplete_details": None,
+        "instructions": None,
+        "model": "gpt-5-2025-08-07",
+        "output": [],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": None,
+        "metadata": {},
+    }
+    item = {
+        "id": "fc_0050471a34b36ae60068c97bf19d9c8195",
+        "type": "function_call",
+        "status": "in_progress",
+        "arguments": "",
+        "call_id": "call_CWXgs68YprAjp6t0371hiPOI",
+        "name": "create_plan",
+    }
+    where = {"item_id": item["id"], "output_index": 0}
+    done = {**item, "status": "completed", "arguments": text}
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": response},
+        {"type": "response.in_progress", "response": response},
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+    ]
+    events += [
+        {
+            "type": "response.function_call_arguments.delta",
+            **where,
+            "delta": fragment,
+            "obfuscation": _obfuscation(k),
+        }
+        for k, fragment in enumerate(split(text))
+    ]
+    events += [
+        {"type": "response.function_call_arguments.done", **where, "arguments": text},
+        {"type": "response.output_item.done", "output_index": 0, "item": done},
+        {
+            "type": "response.completed",
+            "response": {**response, "status": "completed", "output": [done]},
+        },
+    ]
+    return [{**event, "sequence_number": k} for k, event in enumerate(events)]
+
+
 def anthropic_events(n: int) -> list[dict[str, Any]]:
-    """An Anthropic stream of one create_plan tool use, one `input_json_delta` a token."""
+    """An Anthropic stream of one create_plan tool use, one `input_json_delta` a token, as
+    Anthropic sends it (a ping, an empty first delta, the message's stop)."""
     text, _ = create_text(n)
     events: list[dict[str, Any]] = [
         {
             "type": "message_start",
             "message": {
-                "id": "msg_1",
+                "id": "msg_019Q1hrJbZG26Fb9BQhrkHEr",
                 "type": "message",
                 "role": "assistant",
+                "model": "claude-sonnet-4-20250514",
                 "content": [],
-                "model": "m",
                 "stop_reason": None,
                 "stop_sequence": None,
-                "usage": {"input_tokens": 1, "output_tokens": 1},
+                "usage": {
+                    "input_tokens": 377,
+                    "cache_creation_input_tokens": 0,
+                    "cache_read_input_tokens": 0,
+                    "output_tokens": 1,
+                    "service_tier": "standard",
+                },
             },
         },
         {
@@ -318,13 +404,15 @@ def anthropic_events(n: int) -> list[dict[str, Any]]:
             "index": 0,
             "content_block": {
                 "type": "tool_use",
-                "id": "toolu_1",
+                "id": "toolu_01NRLabsLyVHZPKxbKvkfSMn",
                 "name": "create_plan",
+                "caller": {"type": "direct"},
                 "input": {},
             },
         },
+        {"type": "ping"},
     ]
-    for fragment in split(text):
+    for fragment in ["", *split(text)]:
         events.append(
             {
                 "type": "content_block_delta",
@@ -337,40 +425,50 @@ def anthropic_events(n: int) -> list[dict[str, Any]]:
         {
             "type": "message_delta",
             "delta": {"stop_reason": "tool_use", "stop_sequence": None},
-            "usage": {"output_tokens": 1},
+            "usage": {"output_tokens": len(events)},
         }
     )
+    events.append({"type": "message_stop"})
     return events
 
 
-def adapter_rows(rounds: int) -> list[list[object]]:
-    """Table rows: µs per chunk an adapter adds over a loop that only iterates the chunks."""
-    from anthropic.types import RawMessageStreamEvent
-    from openai.types.chat import ChatCompletionChunk
-    from pydantic import TypeAdapter
+def _as_sdk_yields(api: str, events: list[dict[str, Any]]) -> list[Any]:
+    """The events as the SDK's own stream yields them: the SSE body decoded and its objects
+    built by the SDK (which does not validate them), on a mocked transport."""
+    from llm_plans.testing import FakeModelAPI, anthropic_client, openai_client, sse
 
-    from llm_plans.providers import AnthropicStream, OpenAIChatStream
+    async def read() -> list[Any]:
+        fake = FakeModelAPI(sse(events))
+        stream: Any
+        if api == "anthropic":
+            messages = anthropic_client(fake).messages
+            stream = await messages.create(model="m", max_tokens=1, messages=[], stream=True)
+        elif api == "responses":
+            stream = await openai_client(fake).responses.create(model="m", input="", stream=True)
+        else:
+            completions = openai_client(fake).chat.completions
+            stream = await completions.create(model="m", messages=[], stream=True)
+        return [event async for event in stream]
+
+    return asyncio.run(read())
+
+
+def adapter_rows(rounds: int) -> list[list[object]]:
+    """Table rows: µs per chunk an adapter adds (everything `await plans.on_event(chunk)`
+    costs, the adapter's start and finish spread over the chunks) over a loop that only
+    iterates the chunks, as an agent's loop without an adapter would."""
+    from llm_plans.providers import AnthropicStream, OpenAIChatStream, OpenAIResponsesStream
 
     n = 200
-    chat = chat_chunks(n)
-    events = anthropic_events(n)
-    anthropic_type: TypeAdapter[Any] = TypeAdapter(RawMessageStreamEvent)
-    cases = [
-        ("OpenAI chat", "dicts", OpenAIChatStream, chat),
-        (
-            "OpenAI chat",
-            "SDK objects",
-            OpenAIChatStream,
-            [ChatCompletionChunk.model_validate(c) for c in chat],
-        ),
-        ("Anthropic", "dicts", AnthropicStream, events),
-        (
-            "Anthropic",
-            "SDK objects",
-            AnthropicStream,
-            [anthropic_type.validate_python(e) for e in events],
-        ),
+    streams = [
+        ("OpenAI chat", OpenAIChatStream, "chat", chat_chunks(n)),
+        ("OpenAI Responses", OpenAIResponsesStream, "responses", responses_events(n)),
+        ("Anthropic", AnthropicStream, "anthropic", anthropic_events(n)),
     ]
+    cases = []
+    for provider, adapter, api, events in streams:
+        cases.append((provider, "dicts", adapter, events))
+        cases.append((provider, "SDK objects", adapter, _as_sdk_yields(api, events)))
     rows: list[list[object]] = []
     loop = asyncio.new_event_loop()
     try:
@@ -390,7 +488,7 @@ def adapter_rows(rounds: int) -> list[list[object]]:
                 async def batch() -> None:
                     for _ in range(number):
                         for chunk in chunks:
-                            await _idle(chunk)
+                            _idle(chunk)
 
                 loop.run_until_complete(batch())
 
@@ -403,6 +501,6 @@ def adapter_rows(rounds: int) -> list[list[object]]:
     return rows
 
 
-async def _idle(chunk: Any) -> None:
-    """What the baseline awaits per chunk: an agent's loop hands each chunk on somewhere."""
-    return None
+def _idle(chunk: Any) -> None:
+    """The baseline's loop body: takes the chunk and does nothing. Not a coroutine: the
+    coroutine an agent awaits per chunk to use an adapter is part of what the adapter costs."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 Arguments = str | Mapping[str, Any] | None
@@ -46,26 +45,34 @@ def get(obj: Any, key: str) -> Any:
     return getattr(obj, key, None)
 
 
-def fields(obj: Any) -> Mapping[str, Any] | None:
-    """A mapping to read an object's fields from at dict speed, or None when there is none.
+Fields = Callable[[Any], "Mapping[str, Any] | None"]
+"""Reads one object's fields for a stream adapter's fast path (see `field_reader`)."""
 
-    A dict is its own; a pydantic model without extras has its fields in `__dict__`. A key
-    missing from the mapping may still be an attribute: callers fall back to `get`.
+
+def field_reader(*names: str) -> Fields:
+    """A reader giving, for an object, a mapping that answers `get(obj, name)` for each of
+    `names` at dict speed; None for an object it cannot read so.
+
+    For the stream adapters' usual chunk, read several levels deep per token: one reader
+    per level, each remembering per type whether it can read it. A dict is its own mapping.
+    A pydantic model (an SDK object) whose class declares every one of `names` as a field
+    has them in its instance `__dict__`, extras or not: pydantic keeps a declared field
+    there and never among the extras, so `__dict__` gives what `get` gives. Anything else
+    gets None, and the adapter takes its general path, which reads with `get`.
     """
-    if type(obj) is dict:
-        return obj
-    kind = _kinds.get(type(obj))
-    if kind is None:
-        kind = _kinds[type(obj)] = _kind(type(obj))
-    if kind == _RECORD and not obj.__pydantic_extra__:
-        return obj.__dict__  # type: ignore[no-any-return]
-    return None
+    wanted = frozenset(names)
+    readable: dict[type, bool] = {}
 
+    def read(obj: Any) -> Mapping[str, Any] | None:
+        kind = type(obj)
+        if kind is dict:
+            return obj  # type: ignore[no-any-return]
+        known = readable.get(kind)
+        if known is None:
+            known = readable[kind] = wanted <= _declared_fields(kind)
+        return obj.__dict__ if known else None
 
-def reader(obj: Any) -> Callable[[str], Any]:
-    """`get` for one object, bound once: its `fields` lookup when it has one."""
-    values = fields(obj)
-    return values.get if values is not None else partial(get, obj)
+    return read
 
 
 _MAPPING, _RECORD, _OTHER = range(3)
@@ -81,6 +88,13 @@ def _kind(kind: type) -> int:
     if hasattr(kind, "__pydantic_fields__") and "__pydantic_extra__" in dir(kind):
         return _RECORD
     return _OTHER
+
+
+def _declared_fields(kind: type) -> frozenset[str]:
+    """The field names a pydantic model class declares; none for any other class."""
+    if _kind(kind) != _RECORD:
+        return frozenset()
+    return frozenset(kind.__pydantic_fields__)  # type: ignore[attr-defined]
 
 
 def _class_names(kind: type) -> frozenset[str]:

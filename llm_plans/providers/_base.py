@@ -251,11 +251,20 @@ class StreamAdapter:
         if self._session.feed_nowait(session_id, name, fragment):
             await self._session.flush()
 
+    def _stream(self, call: StreamedCall, fragment: Any) -> bool | None:
+        """More text for a plan call being streamed, the usual delta (one a token): handed to
+        the session at once, with no await; whether a preview is due, to be sent with
+        `flush()`. None, having changed nothing, for anything else: `_feed` takes it."""
+        if type(fragment) is not str or not fragment or not call.session_id or call.done:
+            return None
+        call.parts.append(fragment)
+        return self._session.feed_nowait(call.session_id, call.tool or call.name, fragment)
+
     async def _feed(self, call: StreamedCall, fragment: Any) -> None:
         """More arguments: text is fed; an object is the complete arguments so far."""
-        if type(fragment) is str and fragment and call.session_id and not call.done:
-            call.parts.append(fragment)  # the common delta, per token: no further checks
-            if self._session.feed_nowait(call.session_id, call.tool or call.name, fragment):
+        due = self._stream(call, fragment)
+        if due is not None:
+            if due:
                 await self._session.flush()
             return
         if call.done or not isinstance(fragment, (Mapping, str)):

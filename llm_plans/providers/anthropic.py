@@ -5,12 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._toolcalls import ProviderCall, get
+from .._toolcalls import ProviderCall, field_reader, get
 from .._toolcalls import anthropic_result as result
 from .._toolcalls import parse_anthropic as parse
 from ._base import Session, StreamAdapter, StreamedCall
 
 __all__ = ["AnthropicStream", "parse", "result"]
+
+
+# What the usual event's fast path reads, one reader a level (see `field_reader`).
+_event_fields = field_reader("type", "index", "delta")
+_delta_fields = field_reader("type", "partial_json")
 
 
 class AnthropicStream(StreamAdapter):
@@ -32,6 +37,31 @@ class AnthropicStream(StreamAdapter):
     async def on_event(self, event: Any) -> None:
         """Take one stream event, as the SDK yields it; plan steps reach the client as they
         complete."""
+        due = self._usual(event)
+        if due is None:
+            await self._event(event)
+        elif due:
+            await self._session.flush()
+
+    def _usual(self, event: Any) -> bool | None:
+        """The usual event, more input JSON for a tool use being streamed: taken at once,
+        read at dict speed (see `field_reader`); whether a preview is due. None, having
+        changed nothing, for any other event: `_event` takes it, and would take this one the
+        same way."""
+        values = _event_fields(event)
+        if values is None or values.get("type") != "content_block_delta":
+            return None
+        delta = _delta_fields(values.get("delta"))
+        call = self._blocks.get(values.get("index"))
+        if delta is None or call is None or delta.get("type") != "input_json_delta":
+            return None
+        due = self._stream(call, delta.get("partial_json"))
+        if due is not None:
+            call.final = None  # as `_event` does: streamed text, when there is some, is the input
+        return due
+
+    async def _event(self, event: Any) -> None:
+        """Any event, read with `get`."""
         kind = get(event, "type")
         if kind == "message_start":
             if self._started:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._toolcalls import ProviderCall, fields, get, reader
+from .._toolcalls import ProviderCall, field_reader, get
 from .._toolcalls import openai_chat_result as result
 from .._toolcalls import openai_responses_result as responses_result
 from .._toolcalls import parse_openai_chat as parse
@@ -39,6 +39,16 @@ class _Choice:
     by_index: dict[Any, StreamedCall] = field(default_factory=dict)
     latest: StreamedCall | None = None
     finished: bool = False
+
+
+# What the fast paths read, one reader a level (see `field_reader`): a chat chunk's five
+# levels, and a Responses event.
+_chunk_fields = field_reader("object", "id", "choices")
+_choice_fields = field_reader("index", "delta", "finish_reason")
+_delta_fields = field_reader("tool_calls")
+_tool_call_fields = field_reader("id", "index", "function")
+_function_fields = field_reader("name", "arguments")
+_event_fields = field_reader("type", "item_id", "output_index", "delta")
 
 
 class OpenAIChatStream(StreamAdapter):
@@ -72,57 +82,89 @@ class OpenAIChatStream(StreamAdapter):
     async def on_event(self, event: Any) -> None:
         """Take one chat completion chunk, as the SDK yields it; plan steps reach the client
         as they complete."""
-        read = reader(event)
-        if read("object") != "chat.completion.chunk":  # a raw chunk is the usual case
-            kind = read("type")
+        due = self._usual(event)
+        if due is None:
+            await self._chunk(event)
+        elif due:
+            await self._session.flush()
+
+    def _usual(self, event: Any) -> bool | None:
+        """The usual chunk, nearly every one of a stream: one choice, not finishing, whose one
+        tool call delta is more text for the call being streamed. Taken at once, read at dict
+        speed (see `field_reader`); whether a preview is due. None, having changed nothing, for any
+        other chunk: `_chunk` takes it, and would take this one the same way."""
+        chunk = _chunk_fields(event)
+        if chunk is None or chunk.get("object") != "chat.completion.chunk":
+            return None  # also the stream helper's events, which `_chunk` unwraps
+        choices = chunk.get("choices")
+        if type(choices) is not list or len(choices) != 1:
+            return None
+        choice = _choice_fields(choices[0])
+        if choice is None or choice.get("finish_reason"):
+            return None
+        index = choice.get("index") or 0
+        calls = self._choices.get(index)  # only the choices followed (`choice=`) are there
+        if calls is None or calls.finished:
+            return None
+        delta = _delta_fields(choice.get("delta"))
+        tool_calls = None if delta is None else delta.get("tool_calls")
+        if type(tool_calls) is not list or len(tool_calls) != 1:
+            return None
+        due = self._more(calls, tool_calls[0])
+        if due is not None:  # an unfinished choice: never a new response, as `_chunk` sees
+            self._chunk_id = chunk.get("id") or self._chunk_id
+        return due
+
+    async def _chunk(self, event: Any) -> None:
+        """Any chunk (or stream helper event), read with `get`."""
+        if get(event, "object") != "chat.completion.chunk":  # a raw chunk is the usual case
+            kind = get(event, "type")
             if kind == "chunk":  # the stream helper wraps each raw chunk
-                read = reader(read("chunk"))
+                event = get(event, "chunk")
             elif kind is not None:
                 return  # another of the stream helper's events
-        chunk_id = read("id")
-        choices = read("choices")
+        chunk_id = get(event, "id")
+        choices = get(event, "choices")
         fresh = chunk_id and self._chunk_id and chunk_id != self._chunk_id
         if fresh and choices and self._all_finished():
             await self._new_response()  # one adapter reused for the next response
         self._chunk_id = chunk_id or self._chunk_id
         for choice in choices or []:
-            read = reader(choice)
-            index = read("index") or 0
+            index = get(choice, "index") or 0
             if self._only is not None and index != self._only:
                 continue
             calls = self._choices.setdefault(index, _Choice())
             if calls.finished:
                 continue
-            for delta in get(read("delta"), "tool_calls") or []:
+            for delta in get(get(choice, "delta"), "tool_calls") or []:
                 due = self._more(calls, delta)
                 if due is None:
                     await self._delta(index, calls, delta)
                 elif due:
                     await self._session.flush()
             # Some servers (Ollama, SGLang versions) send "" on every chunk until the last.
-            reason = read("finish_reason")
+            reason = get(choice, "finish_reason")
             if reason:
                 calls.finished = True
                 await self._finish_group(index, reason == "length")
 
     def _more(self, calls: _Choice, delta: Any) -> bool | None:
         """More text for the call being streamed, the usual delta: handed to the session
-        at once (whether a preview is due). None for any other delta, which `_delta` takes."""
+        at once (whether a preview is due). None, having changed nothing, for any other
+        delta, which `_delta` takes (and would take this one the same way)."""
         call = calls.latest
-        if call is None or not call.session_id or call.done:
+        if call is None:
             return None
-        # Read at dict speed: a dict, or an SDK model's fields (see `fields`).
-        values = fields(delta)
-        function = None if values is None else fields(values.get("function"))
+        values = _tool_call_fields(delta)
+        function = None if values is None else _function_fields(values.get("function"))
         if values is None or function is None or values.get("id"):
             return None
         arguments = function.get("arguments")
-        if type(arguments) is not str or not arguments or function.get("name"):
+        if function.get("name"):
             return None
         if calls.by_index.get(values.get("index")) is not call:
             return None
-        call.parts.append(arguments)
-        return self._session.feed_nowait(call.session_id, call.tool or call.name, arguments)
+        return self._stream(call, arguments)
 
     async def _delta(self, choice: int, calls: _Choice, delta: Any) -> None:
         call_id, index = get(delta, "id"), get(delta, "index")
@@ -178,6 +220,24 @@ class OpenAIResponsesStream(StreamAdapter):
     async def on_event(self, event: Any) -> None:
         """Take one Responses stream event, as the SDK yields it; plan steps reach the client
         as they complete."""
+        due = self._usual(event)
+        if due is None:
+            await self._event(event)
+        elif due:
+            await self._session.flush()
+
+    def _usual(self, event: Any) -> bool | None:
+        """The usual event, more argument text for a call being streamed: taken at once, read
+        at dict speed (see `field_reader`); whether a preview is due. None, having changed
+        nothing, for any other event: `_event` takes it, and would take this one the same way."""
+        values = _event_fields(event)
+        if values is None or values.get("type") != "response.function_call_arguments.delta":
+            return None
+        call = self._item(values.get("item_id"), values.get("output_index"))
+        return None if call is None else self._stream(call, values.get("delta"))
+
+    async def _event(self, event: Any) -> None:
+        """Any event, read with `get`."""
         kind = get(event, "type")
         if kind == "response.created":
             if self._started:

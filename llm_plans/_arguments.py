@@ -3,7 +3,9 @@
 Everything a model may send takes one path: a dict is serialised to JSON text first, text is
 encoded to UTF-8, and the bytes are size-checked and parsed strictly (no NaN or Infinity, no
 lone surrogates, no duplicate keys, bounded nesting). Only then are the fields validated, and
-only arguments that fail validation are repaired and validated again.
+only arguments that fail validation are repaired and validated again. The usual call of our
+own tools is parsed and validated in one pass instead, where a count proves the answer is
+the strict path's (`_one_pass`); `tests/test_arguments.py` holds the two paths equal.
 
 The validators here mirror the public argument models in `_models.py` as TypedDicts: they
 return plain dicts (entries ready to send) at a fraction of the cost of model instances.

@@ -44,10 +44,13 @@ def _plan(plan: Stored) -> dict[str, Any]:
     out: dict[str, Any] = {"type": plan.type, "id": plan.id}
     if plan.type == "items":
         # Without `_meta`, a stored entry is exactly content, priority, status (in that
-        # order, as `_builder` makes it): a copy at C speed is the dump.
-        out["entries"] = [
-            dict(e) if "_meta" not in e else _entry_with_meta(e) for e in plan.entries
-        ]
+        # order, as `_builder` makes it): a copy at C speed is the dump. Three keys each
+        # means no entry has `_meta`.
+        entries = plan.entries
+        if sum(map(len, entries)) == 3 * len(entries):
+            out["entries"] = list(map(dict, entries))
+        else:
+            out["entries"] = [dict(e) if "_meta" not in e else _entry_with_meta(e) for e in entries]
     elif plan.type == "markdown":
         out["content"] = plan.content
     else:

@@ -561,3 +561,110 @@ def test_the_sdks_own_objects_take_the_fast_path(monkeypatch: pytest.MonkeyPatch
     events = asyncio.run(_through_sdk(api, wire))
     assert_same_as_general(kind, events, [e for e in wire if e.get("type") != "ping"], 3)
     assert spy.fast == len(streaming.split(streaming.create_text(3)[0]))
+
+
+def _usual(text: str, index: int = 0, **also: Any) -> dict[str, Any]:
+    return chunk({"tool_calls": [{"index": index, "function": {"arguments": text}, **also}]})
+
+
+def _start(call_id: str, index: int = 0, text: str = "") -> dict[str, Any]:
+    function = {"name": "create_plan", "arguments": text}
+    return chunk({"tool_calls": [{"index": index, "id": call_id, "function": function}]})
+
+
+def _delta(index: int, text: Any, kind: str = "input_json_delta") -> dict[str, Any]:
+    delta = {"type": kind, "partial_json": text}
+    return {"type": "content_block_delta", "index": index, "delta": delta}
+
+
+def _arguments(text: str, **where: Any) -> dict[str, Any]:
+    return {"type": "response.function_call_arguments.delta", **where, "delta": text}
+
+
+_BLOCK = {"type": "tool_use", "id": "toolu_1", "name": "create_plan"}
+_ITEM = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "create_plan"}
+
+# Each chunk the fast path must leave to the general path (or take just as it does), one case
+# each, as hypothesis may take long to meet some of them by chance.
+CASES: dict[str, tuple[type[StreamAdapter], list[dict[str, Any]]]] = {
+    "a delta for a parallel call that is not the latest": (
+        OpenAIChatStream,
+        [_start("call_a"), _start("call_b", 1), _usual('{"a"', 0), _usual('{"b"', 1)],
+    ),
+    "the last text in the finishing chunk": (
+        OpenAIChatStream,
+        [
+            _start("call_a"),
+            _usual("{"),
+            chunk({"tool_calls": [{"index": 0, "function": {"arguments": "}"}}]}, 0, "length"),
+        ],
+    ),
+    "a name again after a complete call, no id (Gemini)": (
+        OpenAIChatStream,
+        [_start(""), _usual("{}"), _start("", text="{}")],
+    ),
+    "another call's id on a delta": (
+        OpenAIChatStream,
+        [_start("call_a"), _usual("{", id="call_b")],
+    ),
+    "a chunk that is another event of the stream helper": (
+        OpenAIChatStream,
+        [_start("call_a"), {**_usual("{"), "object": None, "type": "content.delta"}],
+    ),
+    "text for a choice that finished": (
+        OpenAIChatStream,
+        [_start("call_a"), _usual("{}"), chunk({}, 0, "tool_calls"), _usual("{}")],
+    ),
+    "streamed text after a gateway's whole input": (
+        AnthropicStream,
+        [
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {**_BLOCK, "input": {"id": "q"}},
+            },
+            _delta(0, '{"id":'),
+            _delta(0, '"p"}'),
+        ],
+    ),
+    "a text delta that carries partial_json": (
+        AnthropicStream,
+        [
+            {"type": "content_block_start", "index": 0, "content_block": _BLOCK},
+            _delta(0, "{", "text_delta"),
+        ],
+    ),
+    "text after the block stopped": (
+        AnthropicStream,
+        [
+            {"type": "content_block_start", "index": 0, "content_block": _BLOCK},
+            _delta(0, "{}"),
+            {"type": "content_block_stop", "index": 0},
+            _delta(0, "{}"),
+        ],
+    ),
+    "a delta found by its output index (no item id)": (
+        OpenAIResponsesStream,
+        [
+            {"type": "response.output_item.added", "output_index": 0, "item": _ITEM},
+            _arguments("{", output_index=0),
+            _arguments("}", item_id="", output_index=0),
+        ],
+    ),
+    "text after the arguments were done": (
+        OpenAIResponsesStream,
+        [
+            {"type": "response.output_item.added", "output_index": 0, "item": _ITEM},
+            _arguments("{}", item_id="fc_1", output_index=0),
+            {"type": "response.function_call_arguments.done", "item_id": "fc_1", "arguments": "{}"},
+            _arguments("{}", item_id="fc_1", output_index=0),
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("due", [1, 2])
+def test_each_case_the_fast_path_must_tell_apart(case: str, due: int) -> None:
+    kind, stream = CASES[case]
+    assert_same_as_general(kind, stream, stream, due)

@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 from openai.types.responses import ResponseFunctionCallArgumentsDeltaEvent
-from pydantic import BaseModel, ConfigDict, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from llm_plans._toolcalls import field_reader, get
 
@@ -20,8 +20,11 @@ values = st.one_of(st.none(), st.sampled_from(["", "call_1", 0, 1, {}, []]))
 def models(draw: st.DrawFn) -> tuple[type[BaseModel], dict[str, Any]]:
     """A pydantic class declaring some names of the pool, and the keys to build one from."""
     declared = draw(st.sets(st.sampled_from(POOL)))
+    aliased = draw(st.sets(st.sampled_from(POOL)))  # an SDK may name a field apart on the wire
     extra = draw(st.sampled_from(["allow", "ignore"]))
-    fields: dict[str, Any] = {name: (Any, ...) for name in declared}  # required: may be unset
+    fields: dict[str, Any] = {  # required: may be left unset
+        name: (Any, Field(alias=name.upper()) if name in aliased else ...) for name in declared
+    }
     kind = create_model("Drawn", __config__=ConfigDict(extra=extra), **fields)
     if draw(st.booleans()):  # a subclass answering one undeclared name itself
 
@@ -31,7 +34,8 @@ def models(draw: st.DrawFn) -> tuple[type[BaseModel], dict[str, Any]]:
                 return "sub"
 
         kind = Sub
-    return kind, draw(st.dictionaries(st.sampled_from((*POOL, "label", "other")), values))
+    keys = st.sampled_from((*POOL, *(name.upper() for name in POOL), "label", "other"))
+    return kind, draw(st.dictionaries(keys, values))
 
 
 @given(drawn=models(), names=st.sets(st.sampled_from((*POOL, "label")), min_size=1))

@@ -130,9 +130,10 @@ class Outbox:
             if not ids and not force and not self._legacy_stale:
                 return None
             return await self._show_legacy(plans, previews or {}, force=force)
-        wanted = dict.fromkeys([*self._stale, *ids]) if self._stale else dict.fromkeys(ids)
+        asked = dict.fromkeys(ids)
+        wanted = {**self._stale, **asked} if self._stale else asked
         v2 = self.form is WireForm.V2
-        if v2 and (wanted or force):
+        if v2 and (asked or force):
             # A file plan shows its file's steps: an edit on disk reaches the client with the
             # next change, as in the legacy form (an unchanged file is not read again).
             wanted.update((i, None) for i, plan in plans.items() if plan.type == "file")

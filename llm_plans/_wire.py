@@ -117,7 +117,7 @@ def shown_entries(plan: Stored, form: WireForm) -> tuple[Json, ...]:
     prefixed `Cancelled: `, so it reads neither as done nor as still to do. `_meta` goes out
     unchanged. A plan that needs neither (the usual case) sends its stored entries as they are.
     """
-    statuses = plan.statuses  # cached per plan: the checks below are scans at C speed
+    statuses = plan.statuses  # worked out once per plan: the checks below are scans at C speed
     cancelled = form in V1_FORMS and "cancelled" in statuses
     active = _active_steps(plan) if "in_progress" in statuses else {}
     if not cancelled and not active:

@@ -186,3 +186,28 @@ async def test_a_v2_client_ends_where_the_session_is(
     assert shown_in_v2(send.updates) == set(session.plans)
     if not session._outbox.stale:
         assert held_ids(session) == set(session.plans)
+
+
+async def test_a_rejected_call_resends_what_is_stale_and_reads_no_file_plan(
+    tmp_path: Any,
+) -> None:
+    # A v2 client sees a file plan's steps, read again when a plan call changes something;
+    # a rejected call changes nothing, so it sends only what a failed send left behind.
+    plan_file = tmp_path / "plan.md"
+    plan_file.write_text("- [ ] one\n")
+    send = RecordingSend()
+    session = PlanSession(send, session_id="s", form="v2", workspace=tmp_path)
+    assert (
+        await session.call("create_plan", {"type": "file", "id": "f", "uri": str(plan_file)})
+    ).ok
+    assert (await session.call("create_plan", {"type": "items", "id": "i", "entries": ["a"]})).ok
+    send.fail_with = ConnectionError("down")
+    changed = await session.call(
+        "update_plan", {"id": "i", "changes": [{"step": 1, "status": "completed"}]}
+    )
+    assert isinstance(changed.failure, ConnectionError)
+    send.fail_with = None
+    plan_file.write_text("- [x] one\n- [ ] two\n")
+    sent = len(send.sent)
+    assert not (await session.call("update_plan", {"id": "nope", "changes": [{"step": 1}]})).ok
+    assert [u["plan"]["planId"] for u in send.updates[sent:]] == ["i"]

@@ -46,6 +46,12 @@ _StepText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1
 _FORBID = ConfigDict(extra="forbid")
 
 
+# What the fast paths count on, kept here where it could change: fields come out in the
+# order declared (an entry's is the wire's, which `build(validated=True)` keeps as it is), no
+# field has a default and extra keys are forbidden (validation adds no key, which the
+# duplicate-key count in `_one_pass` needs).
+
+
 class EntryArgs(TypedDict, total=False):
     content: Required[_StepText]
     priority: Priority | None
@@ -168,7 +174,8 @@ def _one_pass(tool: ToolName, data: bytes) -> Any | None:
     equals the keys counted below exactly when no key was dropped and there is nothing else:
     a non-empty `_meta` (its keys are not counted) takes the strict path, as does anything
     with an escape, a rejection or a repair. Every other field is typed, so NaN, Infinity and
-    deep nesting fail validation here.
+    deep nesting fail validation here. The count holds while validation adds no key (no
+    field defaults) and the strings it counts are every field that can hold a colon.
     """
     if b"\\" in data:  # memchr speed; an escape such as \\u003a hides a colon from the count
         return None

@@ -121,13 +121,31 @@ def apply(
     name: ToolName = tool  # type: ignore[assignment]
     try:
         args = parse(name, arguments, rules.limits, size=size)
-        if name == "create_plan":
+    except Rejection as rejection:
+        return Rejected(name, rejection.problems, rejection.context)
+    return apply_validated(book, name, args, rules, held=held, own_id=own_id)
+
+
+def apply_validated(
+    book: Book,
+    tool: ToolName,
+    args: Mapping[str, Any],
+    rules: Rules = _DEFAULT_RULES,
+    *,
+    held: Collection[str] = (),
+    own_id: str | None = None,
+) -> Applied | Rejected:
+    """`apply` for one of our tools' arguments that `parse` validated already: every call
+    after its parse, and a streamed call's preview, which validates only what became final
+    since the last one (`_preview`)."""
+    try:
+        if tool == "create_plan":
             return _create(book, args, rules, held, own_id)
-        if name == "update_plan":
+        if tool == "update_plan":
             return _update(book, args, rules)
         return _remove(book, args)
     except Rejection as rejection:
-        return Rejected(name, rejection.problems, rejection.context)
+        return Rejected(tool, rejection.problems, rejection.context)
 
 
 def generated_id(book: Book, held: Collection[str], own_id: str | None) -> tuple[str, int]:
@@ -411,24 +429,3 @@ def _by_item(problem: Problem) -> tuple[int, int]:
     if start < 0 or end < 0 or not problem.path[start + 1 : end].isdigit():
         return (0, 0)
     return (1, int(problem.path[start + 1 : end]))
-
-
-def apply_validated(
-    book: Book,
-    tool: ToolName,
-    args: Mapping[str, Any],
-    rules: Rules = _DEFAULT_RULES,
-    *,
-    held: Collection[str] = (),
-    own_id: str | None = None,
-) -> Applied | Rejected:
-    """`apply` for one of our tools' arguments that `parse` validated already: a streamed
-    call's preview validates only what became final since the last one (`_preview`)."""
-    try:
-        if tool == "create_plan":
-            return _create(book, args, rules, held, own_id)
-        if tool == "update_plan":
-            return _update(book, args, rules)
-        return _remove(book, args)
-    except Rejection as rejection:
-        return Rejected(tool, rejection.problems, rejection.context)

@@ -170,7 +170,23 @@ class StreamAdapter:
         return [call.result for call in self._calls if call.result is not None]
 
     async def on_event(self, event: Any) -> None:
-        """Take one stream event (or chunk) exactly as the SDK yields it."""
+        """Take one stream event (or chunk) exactly as the SDK yields it; plan steps reach the
+        client as they complete."""
+        due = self._usual(event)
+        if due is None:
+            await self._general(event)
+        elif due:
+            await self._session.flush()
+
+    def _usual(self, event: Any) -> bool | None:
+        """The usual event of a provider's stream (more argument text for the call being
+        streamed), taken at once without awaiting: whether a preview is due. None, having
+        changed nothing, for any other event, which `_general` takes (and would take this one
+        the same way)."""
+        return None
+
+    async def _general(self, event: Any) -> None:
+        """Any event, read with `get`: what it starts, feeds, finishes or ends."""
         raise NotImplementedError
 
     async def finish(self) -> list[dict[str, Any]]:

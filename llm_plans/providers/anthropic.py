@@ -34,19 +34,10 @@ class AnthropicStream(StreamAdapter):
         await super()._new_response()
         self._blocks.clear()
 
-    async def on_event(self, event: Any) -> None:
-        """Take one stream event, as the SDK yields it; plan steps reach the client as they
-        complete."""
-        due = self._usual(event)
-        if due is None:
-            await self._event(event)
-        elif due:
-            await self._session.flush()
-
     def _usual(self, event: Any) -> bool | None:
         """The usual event, more input JSON for a tool use being streamed: taken at once,
         read at dict speed (see `field_reader`); whether a preview is due. None, having
-        changed nothing, for any other event: `_event` takes it, and would take this one the
+        changed nothing, for any other event: `_general` takes it, and would take this one the
         same way."""
         values = _event_fields(event)
         if values is None or values.get("type") != "content_block_delta":
@@ -57,10 +48,10 @@ class AnthropicStream(StreamAdapter):
             return None
         due = self._stream(call, delta.get("partial_json"))
         if due is not None:
-            call.final = None  # as `_event` does: streamed text, when there is some, is the input
+            call.final = None  # as `_general` does: streamed text, when there is some, is the input
         return due
 
-    async def _event(self, event: Any) -> None:
+    async def _general(self, event: Any) -> None:
         """Any event, read with `get`."""
         kind = get(event, "type")
         if kind == "message_start":

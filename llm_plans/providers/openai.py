@@ -79,23 +79,14 @@ class OpenAIChatStream(StreamAdapter):
         await super()._new_response()
         self._choices.clear()
 
-    async def on_event(self, event: Any) -> None:
-        """Take one chat completion chunk, as the SDK yields it; plan steps reach the client
-        as they complete."""
-        due = self._usual(event)
-        if due is None:
-            await self._chunk(event)
-        elif due:
-            await self._session.flush()
-
     def _usual(self, event: Any) -> bool | None:
         """The usual chunk, nearly every one of a stream: one choice, not finishing, whose one
         tool call delta is more text for the call being streamed. Taken at once, read at dict
         speed (see `field_reader`); whether a preview is due. None, having changed nothing, for any
-        other chunk: `_chunk` takes it, and would take this one the same way."""
+        other chunk: `_general` takes it, and would take this one the same way."""
         chunk = _chunk_fields(event)
         if chunk is None or chunk.get("object") != "chat.completion.chunk":
-            return None  # also the stream helper's events, which `_chunk` unwraps
+            return None  # also the stream helper's events, which `_general` unwraps
         choices = chunk.get("choices")
         if type(choices) is not list or len(choices) != 1:
             return None
@@ -111,11 +102,11 @@ class OpenAIChatStream(StreamAdapter):
         if type(tool_calls) is not list or len(tool_calls) != 1:
             return None
         due = self._more(calls, tool_calls[0])
-        if due is not None:  # an unfinished choice: never a new response, as `_chunk` sees
+        if due is not None:  # an unfinished choice: never a new response, as `_general` sees
             self._chunk_id = chunk.get("id") or self._chunk_id
         return due
 
-    async def _chunk(self, event: Any) -> None:
+    async def _general(self, event: Any) -> None:
         """Any chunk (or stream helper event), read with `get`."""
         if get(event, "object") != "chat.completion.chunk":  # a raw chunk is the usual case
             kind = get(event, "type")
@@ -217,26 +208,17 @@ class OpenAIResponsesStream(StreamAdapter):
         found = self._items.get(item_id) if item_id else None
         return found or self._items.get(("output", output_index))
 
-    async def on_event(self, event: Any) -> None:
-        """Take one Responses stream event, as the SDK yields it; plan steps reach the client
-        as they complete."""
-        due = self._usual(event)
-        if due is None:
-            await self._event(event)
-        elif due:
-            await self._session.flush()
-
     def _usual(self, event: Any) -> bool | None:
         """The usual event, more argument text for a call being streamed: taken at once, read
         at dict speed (see `field_reader`); whether a preview is due. None, having changed
-        nothing, for any other event: `_event` takes it, and would take this one the same way."""
+        nothing, for any other event: `_general` takes it, and would take this one the same way."""
         values = _event_fields(event)
         if values is None or values.get("type") != "response.function_call_arguments.delta":
             return None
         call = self._item(values.get("item_id"), values.get("output_index"))
         return None if call is None else self._stream(call, values.get("delta"))
 
-    async def _event(self, event: Any) -> None:
+    async def _general(self, event: Any) -> None:
         """Any event, read with `get`."""
         kind = get(event, "type")
         if kind == "response.created":

@@ -433,24 +433,10 @@ def anthropic_events(n: int) -> list[dict[str, Any]]:
 
 
 def _as_sdk_yields(api: str, events: list[dict[str, Any]]) -> list[Any]:
-    """The events as the SDK's own stream yields them: the SSE body decoded and its objects
-    built by the SDK (which does not validate them), on a mocked transport."""
-    from llm_plans.testing import FakeModelAPI, anthropic_client, openai_client, sse
+    """The events as the SDK's own stream yields them (built by the SDK, not validated)."""
+    from llm_plans.testing import sdk_stream
 
-    async def read() -> list[Any]:
-        fake = FakeModelAPI(sse(events))
-        stream: Any
-        if api == "anthropic":
-            messages = anthropic_client(fake).messages
-            stream = await messages.create(model="m", max_tokens=1, messages=[], stream=True)
-        elif api == "responses":
-            stream = await openai_client(fake).responses.create(model="m", input="", stream=True)
-        else:
-            completions = openai_client(fake).chat.completions
-            stream = await completions.create(model="m", messages=[], stream=True)
-        return [event async for event in stream]
-
-    return asyncio.run(read())
+    return asyncio.run(sdk_stream(api, events))
 
 
 def adapter_rows(rounds: int) -> list[list[object]]:

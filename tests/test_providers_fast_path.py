@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict
 
 from llm_plans.providers import AnthropicStream, OpenAIChatStream, OpenAIResponsesStream
 from llm_plans.providers._base import StreamAdapter
-from llm_plans.testing import FakeModelAPI, anthropic_client, openai_client, sse
+from llm_plans.testing import sdk_stream
 
 PLAN_TOOLS = ("create_plan", "mcp__plans__create_plan")
 
@@ -345,22 +345,8 @@ def test_chat_fast_path_on_what_the_sdk_yields(
         for delta in stream
     ]
     wire.append({**wire[0], "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
-    events = asyncio.run(_through_sdk("chat", wire))
+    events = asyncio.run(sdk_stream("chat", wire))
     assert_same_as_general(OpenAIChatStream, events, wire, due)
-
-
-async def _through_sdk(api: str, wire: list[dict[str, Any]]) -> list[Any]:
-    fake = FakeModelAPI(sse(wire))
-    stream: Any
-    if api == "anthropic":
-        messages = anthropic_client(fake).messages
-        stream = await messages.create(model="m", max_tokens=1, messages=[], stream=True)
-    elif api == "responses":
-        stream = await openai_client(fake).responses.create(model="m", input="", stream=True)
-    else:
-        completions = openai_client(fake).chat.completions
-        stream = await completions.create(model="m", messages=[], stream=True)
-    return [event async for event in stream]
 
 
 # ---- OpenAI Responses and Anthropic: events of one level, by type ------------------------------
@@ -509,7 +495,7 @@ def test_event_fast_paths_do_what_the_general_paths_do(
         api, stream = "responses", data.draw(responses_streams)
     form = data.draw(st.sampled_from(["sdk", "dict", "namespace", "mapping", "declares_some"]))
     if form == "sdk":
-        events = asyncio.run(_through_sdk(api, stream))
+        events = asyncio.run(sdk_stream(api, stream))
         reference = [e for e in stream if e["type"] != "ping"]  # the SDK drops pings
     else:
         events, reference = [event_in_form(e, form) for e in stream], stream
@@ -558,7 +544,7 @@ def test_the_sdks_own_objects_take_the_fast_path(monkeypatch: pytest.MonkeyPatch
     wire = make.get(api, streaming.anthropic_events)(3)
     kind = {"chat": OpenAIChatStream, "responses": OpenAIResponsesStream}.get(api, AnthropicStream)
     spy = Spy(monkeypatch, kind)
-    events = asyncio.run(_through_sdk(api, wire))
+    events = asyncio.run(sdk_stream(api, wire))
     assert_same_as_general(kind, events, [e for e in wire if e.get("type") != "ping"], 3)
     assert spy.fast == len(streaming.split(streaming.create_text(3)[0]))
 

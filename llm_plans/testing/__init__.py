@@ -7,7 +7,8 @@
   edit into the shape of any server you target.
 - `FakeModelAPI`: a handler for `httpx2.MockTransport` (as httpx's `MockTransport`) serving
   those payloads in order, JSON or as Server-Sent Events; `openai_client` and
-  `anthropic_client` put the real SDK clients on it.
+  `anthropic_client` put the real SDK clients on it, and `sdk_stream` gives the objects a
+  client yields for a stream of wire events.
 
 Example:
     api = FakeModelAPI(sse(chat_chunks([("call_1", "create_plan", arguments)])))
@@ -21,7 +22,7 @@ it too), and each client its SDK.
 """
 
 from ._client import RecordingSend, client_view
-from ._fake_api import Broken, FakeModelAPI, anthropic_client, openai_client, sse
+from ._fake_api import Broken, FakeModelAPI, anthropic_client, openai_client, sdk_stream, sse
 from ._payloads import (
     anthropic_events,
     anthropic_message,
@@ -48,5 +49,6 @@ __all__ = [
     "pieces",
     "responses_events",
     "responses_response",
+    "sdk_stream",
     "sse",
 ]

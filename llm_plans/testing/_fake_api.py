@@ -99,3 +99,23 @@ def anthropic_client(
     return anthropic.AsyncAnthropic(
         api_key="test-key", max_retries=0, http_client=httpx2.AsyncClient(transport=transport)
     )
+
+
+async def sdk_stream(api: str, events: list[dict[str, Any]]) -> list[Any]:
+    """The objects the real SDK client yields for a stream of these wire events: `api` is
+    `"chat"` (OpenAI Chat Completions chunks), `"responses"` or `"anthropic"`. Each is built
+    by the SDK from the SSE body on a fake transport, exactly as a live stream's would be
+    (the SDKs do not validate stream events, so extras and missing fields come through)."""
+    fake = FakeModelAPI(sse(events))
+    stream: Any
+    if api == "chat":
+        completions = openai_client(fake).chat.completions
+        stream = await completions.create(model="m", messages=[], stream=True)
+    elif api == "responses":
+        stream = await openai_client(fake).responses.create(model="m", input="", stream=True)
+    elif api == "anthropic":
+        messages = anthropic_client(fake).messages
+        stream = await messages.create(model="m", max_tokens=1, messages=[], stream=True)
+    else:
+        raise ValueError(f"api must be chat, responses or anthropic; got {api!r}")
+    return [event async for event in stream]

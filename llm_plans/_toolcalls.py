@@ -56,9 +56,11 @@ def field_reader(*names: str) -> Fields:
     For the stream adapters' usual chunk, read several levels deep per token: one reader
     per level, each remembering per type whether it can read it. A dict is its own mapping.
     A pydantic model (an SDK object) whose class declares every one of `names` as a field
-    has them in its instance `__dict__`, extras or not: pydantic keeps a declared field
-    there and never among the extras, so `__dict__` gives what `get` gives. Anything else
-    gets None, and the adapter takes its general path, which reads with `get`.
+    is read through its instance `__dict__`, extras or not: `get` looks there first too, and
+    a declared field that is not there (left unset) is None to both, as pydantic takes field
+    names out of the class namespace. The one way they could differ, a declared name only
+    among the extras, takes an alias (`model_construct` given both), and no field the
+    adapters read has one. Anything else gets None, and the adapter reads it with `get`.
     """
     wanted = frozenset(names)
     readable: dict[type, bool] = {}

@@ -654,3 +654,132 @@ CASES: dict[str, tuple[type[StreamAdapter], list[dict[str, Any]]]] = {
 def test_each_case_the_fast_path_must_tell_apart(case: str, due: int) -> None:
     kind, stream = CASES[case]
     assert_same_as_general(kind, stream, stream, due)
+
+
+# ---- sessions of one's own, and garbage indexes (found by review) -----------------------------
+
+
+class _RaisesOnce(Recorder):
+    """A session that refuses the second fragment, as one of a caller's own may."""
+
+    def feed_nowait(self, call_id: str, name: str, fragment: str | bytes) -> bool:
+        due = super().feed_nowait(call_id, name, fragment)
+        if self.fed == 2:
+            raise RuntimeError("refused")
+        return due
+
+
+class _SaysNothing(Recorder):
+    """A session whose feed_nowait forgets to return whether a preview is due."""
+
+    def feed_nowait(self, call_id: str, name: str, fragment: str | bytes) -> bool:
+        super().feed_nowait(call_id, name, fragment)
+        return None  # type: ignore[return-value]
+
+
+def _chunk(chunk_id: str, call: Any = None, index: Any = 0, reason: Any = None) -> Any:
+    delta = {} if call is None else {"tool_calls": [call]}
+    choice = {"index": index, "delta": delta, "finish_reason": reason}
+    return {"id": chunk_id, "object": "chat.completion.chunk", "choices": [choice]}
+
+
+_CALL_A = {"index": 0, "id": "call_a", "type": "function", "function": {"name": "create_plan"}}
+_CALL_B = {**_CALL_A, "id": "call_b"}
+
+
+def _more(text: str, index: Any = 0) -> Any:
+    return {"index": index, "function": {"arguments": text}}
+
+
+_GATEWAY = [
+    {"type": "message_start", "message": {}},
+    {
+        "type": "content_block_start",
+        "index": 0,
+        "content_block": {
+            "type": "tool_use",
+            "id": "tu1",
+            "name": "create_plan",
+            "input": {"a": 1},
+        },
+    },
+    {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "input_json_delta", "partial_json": "{}"},
+    },
+    {"type": "content_block_stop", "index": 0},
+]
+_RESPONSES = [
+    {"type": "response.created", "response": {}},
+    {
+        "type": "response.output_item.added",
+        "output_index": 0,
+        "item": {
+            "type": "function_call",
+            "id": "fc1",
+            "call_id": "c1",
+            "name": "create_plan",
+            "arguments": "",
+        },
+    },
+    {
+        "type": "response.function_call_arguments.delta",
+        "item_id": "fc1",
+        "output_index": 0,
+        "delta": "{}",
+    },
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "events", "session", "options"),
+    [
+        # a choice index that is no int, while following choice 0
+        (
+            OpenAIChatStream,
+            [_chunk("c1", _CALL_A), _chunk("c1", _more("{"), index=[1])],
+            Recorder,
+            {"choice": 0},
+        ),
+        # a tool call index that is no int, then the same chunk id finishing and going on
+        (
+            OpenAIChatStream,
+            [
+                _chunk("c1", _CALL_A),
+                _chunk("c2", _more("{}", [0])),
+                _chunk("c2", _more("{}")),
+                _chunk("c2", reason="tool_calls"),
+                _chunk("c2", _CALL_B),
+            ],
+            Recorder,
+            {},
+        ),
+        # the session refuses a fragment of a chunk with a new id: the id is kept all the same
+        (
+            OpenAIChatStream,
+            [
+                _chunk("c1", _CALL_A),
+                _chunk("c2", _more("{}")),
+                _chunk("c2", reason="stop"),
+                _chunk("c2", _CALL_B),
+            ],
+            _RaisesOnce,
+            {},
+        ),
+        # a gateway's whole input, then streamed text the session refuses: the text is the input
+        (AnthropicStream, _GATEWAY, _RaisesOnce, {}),
+        (AnthropicStream, _GATEWAY, _SaysNothing, {}),
+        (OpenAIResponsesStream, _RESPONSES, _SaysNothing, {}),
+        (OpenAIChatStream, [_chunk("c1", _CALL_A), _chunk("c1", _more("{}"))], _SaysNothing, {}),
+    ],
+)
+def test_the_fast_path_stays_the_general_one_when_things_go_wrong(
+    kind: type[StreamAdapter],
+    events: list[Any],
+    session: type[Recorder],
+    options: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "Recorder", session)
+    assert run(kind, events, 1000, **options) == run(general(kind), events, 1000, **options)

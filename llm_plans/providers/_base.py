@@ -274,7 +274,8 @@ class StreamAdapter:
         if type(fragment) is not str or not fragment or not call.session_id or call.done:
             return None
         call.parts.append(fragment)
-        return self._session.feed_nowait(call.session_id, call.tool or call.name, fragment)
+        # bool(): taken, whatever a session of one's own returns (None would mean "not taken").
+        return bool(self._session.feed_nowait(call.session_id, call.tool or call.name, fragment))
 
     async def _feed(self, call: StreamedCall, fragment: Any) -> None:
         """More arguments: text is fed; an object is the complete arguments so far."""

@@ -46,10 +46,8 @@ class AnthropicStream(StreamAdapter):
         call = self._blocks.get(values.get("index"))
         if delta is None or call is None or delta.get("type") != "input_json_delta":
             return None
-        due = self._stream(call, delta.get("partial_json"))
-        if due is not None:
-            call.final = None  # as `_general` does: streamed text, when there is some, is the input
-        return due
+        call.final = None  # first, as `_general` does: streamed text, when some came, is the input
+        return self._stream(call, delta.get("partial_json"))
 
     async def _general(self, event: Any) -> None:
         """Any event, read with `get`."""

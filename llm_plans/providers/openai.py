@@ -94,6 +94,8 @@ class OpenAIChatStream(StreamAdapter):
         if choice is None or choice.get("finish_reason"):
             return None
         index = choice.get("index") or 0
+        if type(index) is not int:
+            return None  # whatever the general path makes of it
         calls = self._choices.get(index)  # only the choices followed (`choice=`) are there
         if calls is None or calls.finished:
             return None
@@ -101,10 +103,10 @@ class OpenAIChatStream(StreamAdapter):
         tool_calls = None if delta is None else delta.get("tool_calls")
         if type(tool_calls) is not list or len(tool_calls) != 1:
             return None
-        due = self._more(calls, tool_calls[0])
-        if due is not None:  # an unfinished choice: never a new response, as `_general` sees
-            self._chunk_id = chunk.get("id") or self._chunk_id
-        return due
+        # First, as `_general` does: an unfinished choice never makes a new response, so the
+        # id is the one `_general` would keep whether or not the delta is taken here.
+        self._chunk_id = chunk.get("id") or self._chunk_id
+        return self._more(calls, tool_calls[0])
 
     async def _general(self, event: Any) -> None:
         """Any chunk (or stream helper event), read with `get`."""
@@ -153,7 +155,8 @@ class OpenAIChatStream(StreamAdapter):
         arguments = function.get("arguments")
         if function.get("name"):
             return None
-        if calls.by_index.get(values.get("index")) is not call:
+        index = values.get("index")
+        if (index is not None and type(index) is not int) or calls.by_index.get(index) is not call:
             return None
         return self._stream(call, arguments)
 

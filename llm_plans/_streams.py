@@ -101,7 +101,7 @@ class Flight:
             size = len(fragment) if fragment.isascii() else self._measure(fragment)
             text = fragment
             if self._raw is not None:
-                self._raw.append(fragment.encode("utf-8", "surrogatepass"))
+                self._text_after_bytes(self._raw, fragment)
         else:
             other, size = self._other(fragment)
             if other is None:
@@ -128,7 +128,7 @@ class Flight:
             return None, 0
         if isinstance(fragment, str):
             if self._raw is not None:
-                self._raw.append(fragment.encode("utf-8", "surrogatepass"))
+                self._text_after_bytes(self._raw, fragment)
             return str(fragment), self._measure(fragment)
         raise StreamError(
             f"a fragment must be str, bytes or a dict of arguments; got {type(fragment).__name__}"
@@ -144,6 +144,14 @@ class Flight:
                 self.fresh = True
         fresh, self.fresh = self.fresh, False
         return fresh or self.whole is not None
+
+    def _text_after_bytes(self, raw: list[bytes], fragment: str) -> None:
+        # Kept as bytes, as the finished call gets them. Text after bytes that end inside a
+        # character makes the call's bytes not UTF-8 (a character's bytes never start with a
+        # continuation byte), which the core refuses: nothing of it may be previewed.
+        raw.append(fragment.encode("utf-8", "surrogatepass"))
+        if self._decoder is not None and self._decoder.getstate()[0]:
+            self._previewable = False
 
     def _measure(self, fragment: str) -> int:
         try:

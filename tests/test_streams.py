@@ -231,3 +231,23 @@ async def test_previews_the_core_refuses_still_count_against_the_budget(
     await stream(session, "c", "create_plan", text, size=4)
     assert not (await session.finish("c")).ok
     assert len(attempts) < 100  # not one per step: the work stays linear in the text
+
+
+@pytest.mark.parametrize("cut", [1, 2, 3])
+async def test_text_after_bytes_cut_inside_a_character_is_never_previewed(cut: int) -> None:
+    # The bytes so far end inside "€" (3 bytes); text after them makes the call not UTF-8,
+    # which the core refuses: no step of it may reach the client, and finish says why.
+    head = '{"type": "items", "entries": [{"content": "a€'.encode()
+    head = head[: len(head) - 3 + cut] if cut < 3 else head
+    send = RecordingSend()
+    session = PlanSession(send, session_id="s", stream_interval=0, preview_budget=1e9)
+    await session.feed("c", "create_plan", head)
+    await session.feed("c", "create_plan", '"}, {"content": "b"}, {"content": "c"}]}')
+    result = await session.finish("c")
+    if cut < 3:
+        assert not result.ok
+        assert "not UTF-8" in result.content
+        assert send.sent == []
+    else:  # whole characters: text after them is fine
+        assert result.ok
+        assert [e["content"] for e in send.updates[-1]["entries"]] == ["a€", "b", "c"]

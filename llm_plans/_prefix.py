@@ -112,6 +112,8 @@ class FinalPrefix:
 
         Every top-level key whose value is complete, with that value; a list key's complete
         elements while its array is open; a text key's complete lines while its string is.
+        The first list's elements are decoded once and the same objects come back from every
+        later call: read them, never change them (repairs and validation make copies).
         """
         if self.broken:
             return None

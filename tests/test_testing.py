@@ -113,6 +113,7 @@ def test_public_names() -> None:
         "pieces",
         "responses_events",
         "responses_response",
+        "sdk_stream",
         "sse",
     ]
     assert sorted(llm_plans.providers.__all__) == [
@@ -124,3 +125,28 @@ def test_public_names() -> None:
         "StreamAdapter",
         "parse",
     ]
+
+
+async def test_sdk_stream_gives_what_each_sdk_client_yields() -> None:
+    from anthropic.types import RawMessageStartEvent
+    from openai.types.responses import ResponseCompletedEvent
+
+    from llm_plans.testing import sdk_stream
+
+    calls = [("call_1", "create_plan", '{"type": "markdown", "content": "- [ ] a"}')]
+    chat = await sdk_stream("chat", llm_plans.testing.chat_chunks(calls))
+    assert all(isinstance(c, ChatCompletionChunk) for c in chat)
+    assert (
+        "".join(
+            c.choices[0].delta.tool_calls[0].function.arguments or ""
+            for c in chat
+            if c.choices and c.choices[0].delta.tool_calls
+        )
+        == calls[0][2]
+    )
+    responses = await sdk_stream("responses", llm_plans.testing.responses_events(calls))
+    assert isinstance(responses[-1], ResponseCompletedEvent)
+    messages = await sdk_stream("anthropic", llm_plans.testing.anthropic_events(calls))
+    assert isinstance(messages[0], RawMessageStartEvent)
+    with pytest.raises(ValueError, match="chat, responses or anthropic"):
+        await sdk_stream("gemini", [])

@@ -274,8 +274,9 @@ class StreamAdapter:
         if type(fragment) is not str or not fragment or not call.session_id or call.done:
             return None
         call.parts.append(fragment)
-        # bool(): taken, whatever a session of one's own returns (None would mean "not taken").
-        return bool(self._session.feed_nowait(call.session_id, call.tool or call.name, fragment))
+        # Taken, whatever a session of one's own returns (None would mean "not taken").
+        due = self._session.feed_nowait(call.session_id, call.tool or call.name, fragment)
+        return bool(due)
 
     async def _feed(self, call: StreamedCall, fragment: Any) -> None:
         """More arguments: text is fed; an object is the complete arguments so far."""

@@ -93,10 +93,12 @@ class OpenAIChatStream(StreamAdapter):
         choice = _choice_fields(choices[0])
         if choice is None or choice.get("finish_reason"):
             return None
-        index = choice.get("index") or 0
-        if type(index) is not int:
-            return None  # whatever the general path makes of it
-        calls = self._choices.get(index)  # only the choices followed (`choice=`) are there
+        try:
+            # Only the choices followed (`choice=`) are there; an index that is no key of it
+            # (a list, say) is left to the general path.
+            calls = self._choices.get(choice.get("index") or 0)
+        except TypeError:
+            return None
         if calls is None or calls.finished:
             return None
         delta = _delta_fields(choice.get("delta"))
@@ -155,8 +157,10 @@ class OpenAIChatStream(StreamAdapter):
         arguments = function.get("arguments")
         if function.get("name"):
             return None
-        index = values.get("index")
-        if (index is not None and type(index) is not int) or calls.by_index.get(index) is not call:
+        try:
+            if calls.by_index.get(values.get("index")) is not call:
+                return None
+        except TypeError:  # an index that is no key (a list, say): the general path's
             return None
         return self._stream(call, arguments)
 

@@ -70,8 +70,6 @@ class Flight:
     _scanned: int = 0
     _decoder: Any = None
     _previewable: bool = True
-    _plain: bool = True
-    """Previewable, and no bytes fragments to keep as fed: `add`'s short way applies."""
 
     def add(self, fragment: str | bytes | Mapping[str, Any]) -> bool:
         """Take a fragment; True when it may let a preview show something new.
@@ -80,21 +78,20 @@ class Flight:
         character that can end a step (`}` or `]`) or a markdown line (the `\\` of `\\n`),
         and then in one piece with what came before it.
         """
-        # The common case first, in as few steps as can be: this runs for every token.
-        # isascii() is O(1) on CPython's compact strings: its length is its size in bytes.
+        # The common case first, in as few steps as can be: this runs for every token. Text
+        # while no bytes were fed (none to keep as fed) and the call is previewable; isascii()
+        # is O(1) on CPython's compact strings, and then its length is its size in bytes.
         if (
-            self._plain
-            and type(fragment) is str
+            type(fragment) is str
+            and self._raw is None
+            and self._previewable
             and fragment.isascii()
             and self.size + len(fragment) <= self.limit
         ):
             self.size += len(fragment)
             self.parts.append(fragment)
             return "}" in fragment or "]" in fragment or "\\" in fragment
-        try:
-            return self._add(fragment)
-        finally:
-            self._plain = self._raw is None and self._previewable
+        return self._add(fragment)
 
     def _add(self, fragment: str | bytes | Mapping[str, Any]) -> bool:
         if type(fragment) is str:

@@ -74,14 +74,13 @@ def preview(
     if valid is None:  # needs repair, or is refused: the core's whole way, its own answer
         return apply(book, tool, Decoded(fields), rules, held=held, own_id=own_id)
     outcome = apply_validated(book, name, valid, rules, held=held, own_id=own_id)
-    plan = outcome.plan if isinstance(outcome, Applied) else None
-    if plan is None or plan.type != "items":
+    if isinstance(outcome, Rejected) or outcome.plan is None or outcome.plan.type != "items":
         # Refused: with every entry in `short` this is the whole call's answer; without,
         # the core tells the whole call's problems (their step numbers count every entry).
         if not kept:
             return outcome
         return apply(book, tool, Decoded(fields), rules, held=held, own_id=own_id)
-    assert isinstance(outcome, Applied)
+    plan = outcome.plan
     if not kept:
         built.sent, built.entries = raw, plan.entries
         return outcome

@@ -1,5 +1,6 @@
-"""Checks every list dialect's tests share (`codex`, `write_todos`, `cursor`): a streamed call
-ends as the same call sent whole, and a hostile call is answered without changing anything."""
+"""Checks every list dialect's tests share (`codex`, `write_todos`, `cursor`, `claude_todos`): a
+scripted run sends compliant notifications, a streamed call ends as the same call sent whole,
+and a hostile call is answered without changing anything."""
 
 from __future__ import annotations
 
@@ -26,6 +27,20 @@ def session(dialect: str, form: str = "schema", **kwargs: Any) -> tuple[PlanSess
     kwargs.setdefault("stream_interval", 0)
     plans = PlanSession(send, session_id="s", client_capabilities=CAPS[form], **kwargs)
     return plans, send
+
+
+async def scripted_updates(
+    dialect: str, form: str, tool: str, script: Iterable[dict[str, Any]]
+) -> list[Any]:
+    """The updates a session of `dialect` sends in `form` for calls that must all apply, each
+    notification checked against the published shapes."""
+    plans, send = session(dialect, form)
+    for args in script:
+        result = await plans.call(tool, args)
+        assert result.ok, result.content
+    for params in send.sent:
+        check(form, params)
+    return send.updates
 
 
 async def streamed_as_plain(

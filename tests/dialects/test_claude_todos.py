@@ -7,12 +7,11 @@ from typing import Any
 
 import pytest
 from inline_snapshot import snapshot
-from spec_shapes import check
 
 from llm_plans import ConfigurationError, PlanSession, StreamError
 from llm_plans.testing import RecordingSend
 
-CAPS = {"schema": {"plan": {}}, "legacy": {}}
+from .list_checks import CAPS, scripted_updates
 
 
 def todo(content: str, status: str, active: str | None = None) -> dict[str, str]:
@@ -53,13 +52,8 @@ def session(form: str, **kwargs: Any) -> tuple[PlanSession, RecordingSend]:
 
 @pytest.mark.parametrize("form", sorted(CAPS))
 async def test_a_scripted_run_sends_compliant_notifications(form: str) -> None:
-    plans, send = session(form)
-    for args in (CREATE, PROGRESS, CANCEL, DROP):
-        result = await plans.call("TodoWrite", args)
-        assert result.ok, result.content
-    for params in send.sent:
-        check(form, params)
-    assert send.updates == GOLDEN[form]
+    script = (CREATE, PROGRESS, CANCEL, DROP)
+    assert await scripted_updates("claude_todos", form, "TodoWrite", script) == GOLDEN[form]
 
 
 GOLDEN = {

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from inline_snapshot import snapshot
-from spec_shapes import check
 
 from llm_plans import ConfigurationError, PlanSession
 from llm_plans.testing import RecordingSend
@@ -21,6 +20,7 @@ from .list_checks import (
     answered_safely,
     broken,
     mutated,
+    scripted_updates,
     sent_parts,
     session,
     streamed_as_plain,
@@ -78,13 +78,7 @@ SCRIPT: tuple[dict[str, Any], ...] = (CREATE, PROGRESS, CANCEL, COMPLETE, DROP)
 
 @pytest.mark.parametrize("form", sorted(CAPS))
 async def test_a_scripted_run_sends_compliant_notifications(form: str) -> None:
-    plans, send = session("codex", form)
-    for args in SCRIPT:
-        result = await plans.call("update_plan", args)
-        assert result.ok, result.content
-    for params in send.sent:
-        check(form, params)
-    assert send.updates == GOLDEN[form]
+    assert await scripted_updates("codex", form, "update_plan", SCRIPT) == GOLDEN[form]
 
 
 GOLDEN = {

@@ -23,6 +23,7 @@ from .list_checks import (
     answered_safely,
     broken,
     mutated,
+    scripted_updates,
     sent_parts,
     session,
     streamed_as_plain,
@@ -70,13 +71,7 @@ SCRIPT: tuple[dict[str, Any], ...] = (CREATE, PROGRESS, CANCEL, COMPLETE, DROP)
 
 @pytest.mark.parametrize("form", sorted(CAPS))
 async def test_a_scripted_run_sends_compliant_notifications(form: str) -> None:
-    plans, send = session("cursor", form)
-    for args in SCRIPT:
-        result = await plans.call("todo_write", args)
-        assert result.ok, result.content
-    for params in send.sent:
-        check(form, params)
-    assert send.updates == GOLDEN[form]
+    assert await scripted_updates("cursor", form, "todo_write", SCRIPT) == GOLDEN[form]
 
 
 GOLDEN = {

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from inline_snapshot import snapshot
-from spec_shapes import check
 
 from llm_plans import PlanSession, tools
 from llm_plans.testing import RecordingSend
@@ -20,6 +19,7 @@ from .list_checks import (
     answered_safely,
     broken,
     mutated,
+    scripted_updates,
     sent_parts,
     session,
     streamed_as_plain,
@@ -87,13 +87,8 @@ GEMINI = {
 
 @pytest.mark.parametrize("form", sorted(CAPS))
 async def test_a_scripted_run_sends_compliant_notifications(form: str) -> None:
-    plans, send = session("write_todos", form)
-    for args in (*SCRIPT, GEMINI):
-        result = await plans.call("write_todos", args)
-        assert result.ok, result.content
-    for params in send.sent:
-        check(form, params)
-    assert send.updates == GOLDEN[form]
+    updates = await scripted_updates("write_todos", form, "write_todos", (*SCRIPT, GEMINI))
+    assert updates == GOLDEN[form]
 
 
 GOLDEN = {

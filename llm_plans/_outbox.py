@@ -158,9 +158,9 @@ class Outbox:
         return await self._deliver(updates)
 
     def _showing(
-        self, plan_id: str, plans: Mapping[str, Stored], previews: Mapping[str, Stored] | None
+        self, plan_id: str, plans: Mapping[str, Stored], previews: Mapping[str, Stored]
     ) -> Stored | None:
-        preview = previews.get(plan_id) if previews else None
+        preview = previews.get(plan_id)
         if preview is None:
             return plans.get(plan_id)
         if (

@@ -171,7 +171,9 @@ def _one_pass(tool: ToolName, data: bytes) -> Any | None:
     text has one `:` after it and every other `:` is inside a string; without escapes every
     such colon is still in a parsed string unless that string was dropped with a duplicate key
     (field names have none). So colons in the text minus colons in the strings counted below
-    equals the keys counted below exactly when no key was dropped and there is nothing else:
+    equals the keys counted below exactly when no key was dropped and there is nothing else
+    (and when the colons in the text are as many as the keys counted, no string has any:
+    the text has no more keys than it has colons, so the strings need not be read):
     a non-empty `_meta` (its keys are not counted) takes the strict path, as does anything
     with an escape, a rejection or a repair. Every other field is typed, so NaN, Infinity and
     deep nesting fail validation here. The count holds while validation adds no key (no
@@ -183,20 +185,24 @@ def _one_pass(tool: ToolName, data: bytes) -> Any | None:
         args = _ADAPTERS[tool].validate_json(data)
     except _ValidationError:
         return None
-    keys, colons = len(args), 0
+    keys = len(args)
+    entries, changes = args.get("entries"), args.get("changes")
+    if entries:  # at C speed: this runs for every step of the plan
+        keys += sum(map(len, entries))
+    if changes:
+        keys += sum(map(len, changes))
+    colons = data.count(b":")
+    if colons == keys:
+        return args  # the usual call: no string holds a colon, so no key can have been dropped
     for field in ("id", "content", "uri"):
         text = args.get(field)
         if text is not None:
-            colons += text.count(":")
-    entries = args.get("entries")
-    if entries:  # at C speed: this runs for every step of the plan
-        keys += sum(map(len, entries))
-        colons += "".join(map(_CONTENT, entries)).count(":")
-    changes = args.get("changes")
+            colons -= text.count(":")
+    if entries:
+        colons -= "".join(map(_CONTENT, entries)).count(":")
     if changes:
-        keys += sum(map(len, changes))
-        colons += "".join(filter(None, map(dict.get, changes, repeat("content")))).count(":")
-    return args if data.count(b":") - colons == keys else None
+        colons -= "".join(filter(None, map(dict.get, changes, repeat("content")))).count(":")
+    return args if colons == keys else None
 
 
 def _nothing(tool: ToolName | DialectTool, arguments: Any) -> bool:

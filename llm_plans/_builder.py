@@ -124,7 +124,7 @@ def build(
                     "Group small steps.",
                 )
             )
-        longest = max(map(len, map(_CONTENT, raw)), default=0)
+        longest = max(map(len, map(_CONTENT, raw))) if raw else 0  # (`default=` costs more)
         lists = plan_id == rules.list_id  # written by a todo list's tools, which have no markdown
         if longest > limits.max_entry_chars:  # a C-speed check first: this runs per step
             for index, e in enumerate(raw):
@@ -175,10 +175,11 @@ def build(
 
 
 def _complete(raw: list[Json]) -> bool:
-    # Every entry says priority and status (a missing one raises KeyError, a null is None):
-    # then each has at least three keys, and three keys each means none has `_meta`.
+    # Every entry says priority and status (a missing one raises KeyError, a null is falsy,
+    # and every value they may take is a non-empty word): then each has at least three keys,
+    # and three keys each means none has `_meta`.
     try:
-        if None in map(_PRIORITY, raw) or None in map(_STATUS, raw):
+        if not all(map(_PRIORITY, raw)) or not all(map(_STATUS, raw)):
             return False
     except KeyError:
         return False

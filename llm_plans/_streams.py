@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -247,8 +247,10 @@ class Streams:
     def ids(self) -> list[str]:
         return list(self._flights)
 
-    def held(self, but: Flight | None = None) -> set[str]:
+    def held(self, but: Flight | None = None) -> Collection[str]:
         """Plan ids other streams show or hold: a generated id must not take them."""
+        if not self._flights:
+            return ()  # (every plain call asks)
         out = set()
         for flight in self._flights.values():
             if flight is not but:

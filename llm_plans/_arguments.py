@@ -171,11 +171,11 @@ def _one_pass(tool: ToolName, data: bytes) -> Any | None:
     text has one `:` after it and every other `:` is inside a string; without escapes every
     such colon is still in a parsed string unless that string was dropped with a duplicate key
     (field names have none). So colons in the text minus colons in the strings counted below
-    equals the keys counted below exactly when no key was dropped and there is nothing else
-    (and when the colons in the text are as many as the keys counted, no string has any:
-    the text has no more keys than it has colons, so the strings need not be read):
+    equals the keys counted below exactly when no key was dropped and there is nothing else:
     a non-empty `_meta` (its keys are not counted) takes the strict path, as does anything
-    with an escape, a rejection or a repair. Every other field is typed, so NaN, Infinity and
+    with an escape, a rejection or a repair. The usual call needs no string read at all:
+    the text has at least as many colons as keys, so when it has exactly as many colons as
+    keys counted, no string holds one and no key was dropped. Every other field is typed, so NaN, Infinity and
     deep nesting fail validation here. The count holds while validation adds no key (no
     field defaults) and the strings it counts are every field that can hold a colon.
     """

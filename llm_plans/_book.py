@@ -52,13 +52,15 @@ class Stored:
     content: str = ""
     uri: str = ""
     meta: Json | None = None
-    statuses: tuple[str, ...] = field(init=False, repr=False)
-    """The status of each step, in order (for counting and finding at C speed)."""
+    statuses: tuple[str, ...] = field(default=(), repr=False)
+    """The status of each step, in order (for counting and finding at C speed); worked out
+    from the entries unless the maker passes them (the builder has them at hand)."""
 
     def __post_init__(self) -> None:
         # Worked out at once, not as a cached_property: every plan made is shown, which needs
         # them, and a cached_property takes a lock on first use (before Python 3.12).
-        self.statuses = tuple(map(_STATUS, self.entries))
+        if len(self.statuses) != len(self.entries):
+            self.statuses = tuple(map(_STATUS, self.entries))
 
     def same(self, other: Stored | None) -> bool:
         """True when `other` would look the same to a client."""

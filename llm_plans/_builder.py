@@ -10,6 +10,7 @@ session holds is something a `create_plan` call would accept, and its snapshot r
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,7 @@ FIELD_FOR: dict[PlanType, str] = {"items": "entries", "markdown": "content", "fi
 _CONTENT = operator.itemgetter("content")
 _PRIORITY = operator.itemgetter("priority")
 _STATUS = operator.itemgetter("status")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # C0 and C1 control characters, and DEL
 _NOT_FINITE = (
     "NaN and Infinity are not JSON numbers (1e999 is Infinity); send finite numbers or strings."
 )
@@ -52,7 +54,7 @@ def check_id(plan_id: str, limits: Limits) -> list[Problem]:
     """What is wrong with an id the model chose, if anything."""
     if not plan_id.strip():
         return [Problem("id", "must not be empty; send null to get a generated id.", plan_id)]
-    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in plan_id):
+    if _CONTROL.search(plan_id):
         return [Problem("id", "control characters are not allowed in ids.", plan_id)]
     if plan_id != plan_id.strip():
         return [Problem("id", "no spaces at the start or end.", plan_id)]
@@ -133,8 +135,9 @@ def build(
                 )
                 if problem is not None:
                     problems.append(problem)
-        if validated and _complete(raw):
-            entries = raw  # the wire's shape already: content, priority, status, no _meta
+        statuses = _complete(raw) if validated else None
+        if statuses is not None:  # the wire's shape already: content, priority, status, no _meta
+            entries = raw
         else:
             problems += [
                 Problem(f"entries[{index}]._meta", _NOT_FINITE)
@@ -151,7 +154,9 @@ def build(
                 else _entry(e)
                 for e in raw
             ]
-        return None if problems else Stored("items", plan_id, tuple(entries), meta=meta)
+        if problems:
+            return None
+        return Stored("items", plan_id, tuple(entries), meta=meta, statuses=statuses or ())
     if kind == "markdown" and args.get("content") is not None:
         content: str = args["content"]
         if len(content) > limits.max_markdown_chars:
@@ -174,16 +179,17 @@ def build(
     return None
 
 
-def _complete(raw: list[Json]) -> bool:
+def _complete(raw: list[Json]) -> tuple[str, ...] | None:
     # Every entry says priority and status (a missing one raises KeyError, a null is falsy,
     # and every value they may take is a non-empty word): then each has at least three keys,
-    # and three keys each means none has `_meta`.
+    # and three keys each means none has `_meta`. The statuses, when so, for the plan.
     try:
-        if not all(map(_PRIORITY, raw)) or not all(map(_STATUS, raw)):
-            return False
+        statuses = tuple(map(_STATUS, raw))
+        if not all(statuses) or not all(map(_PRIORITY, raw)):
+            return None
     except KeyError:
-        return False
-    return sum(map(len, raw)) == 3 * len(raw)
+        return None
+    return statuses if sum(map(len, raw)) == 3 * len(raw) else None
 
 
 def _entry(e: Json) -> Json:

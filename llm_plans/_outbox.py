@@ -110,26 +110,26 @@ class Outbox:
         if self._legacy_held is not None:
             self._legacy_stale = True
 
-    async def show(
+    def show(
         self,
         plans: Mapping[str, Stored],
         ids: Iterable[str],
         previews: Mapping[str, Stored] | None = None,
         *,
         force: bool = False,
-    ) -> BaseException | None:
-        """Bring the client's view of `ids` (and of every stale id) up to date.
+    ) -> Awaitable[BaseException | None]:
+        """Bring the client's view of `ids` (and of every stale id) up to date: what to send
+        is worked out (and noted as held) now, and sent when the result is awaited.
 
         `plans` are the session's plans; `previews` the plans streams in flight show, by id,
-        which the client sees in place of (or beside) them. Returns the exception of a send
-        that failed (what it carried is marked stale and re-sent later); a cancellation is
-        re-raised after marking.
+        which the client sees in place of (or beside) them. The awaited result is the
+        exception of a send that failed (what it carried is marked stale and re-sent later);
+        a cancellation is re-raised after marking. (Not a coroutine itself: the caller awaits
+        the sending directly, a layer less on every call.)
         """
         if self.form is WireForm.LEGACY:
-            ids = list(ids)
-            if not ids and not force and not self._legacy_stale:
-                return None
-            return await self._show_legacy(plans, previews or {}, force=force)
+            news = bool(list(ids))
+            return self._show_legacy(plans, previews or {}, asked=news, force=force)
         asked = dict.fromkeys(ids)
         wanted = {**self._stale, **asked} if self._stale else asked
         v2 = self.form is WireForm.V2
@@ -155,7 +155,7 @@ class Outbox:
             self._held[plan_id] = view if view is not None else _REMOVED
         if v2:
             self._flattener.retain([*plans, *(previews or ())])
-        return await self._deliver(updates)
+        return self._deliver(updates)
 
     def _showing(
         self, plan_id: str, plans: Mapping[str, Stored], previews: Mapping[str, Stored]
@@ -179,8 +179,15 @@ class Outbox:
         return _Steps(plan, self._flattener.steps(plan))
 
     async def _show_legacy(
-        self, plans: Mapping[str, Stored], previews: Mapping[str, Stored], *, force: bool
+        self,
+        plans: Mapping[str, Stored],
+        previews: Mapping[str, Stored],
+        *,
+        asked: bool,
+        force: bool,
     ) -> BaseException | None:
+        if not asked and not force and not self._legacy_stale:
+            return None
         entries = self._flattener.entries(plans.values(), previews.values())
         if not force and not self._legacy_stale and entries == self._legacy_held:
             return None

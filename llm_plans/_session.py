@@ -7,7 +7,7 @@ import contextvars
 import logging
 import math
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
@@ -452,8 +452,10 @@ class PlanSession:
             return exc
         return None
 
-    async def _show(self, ids: Iterable[str], *, force: bool = False) -> BaseException | None:
-        return await self._outbox.show(
+    def _show(self, ids: Iterable[str], *, force: bool = False) -> Awaitable[BaseException | None]:
+        # Not a coroutine of its own: the outbox's sending is awaited directly (a layer less
+        # on every call and preview).
+        return self._outbox.show(
             self._book.plans, ids, self._streams.previews(self._book.plans), force=force
         )
 

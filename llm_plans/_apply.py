@@ -14,7 +14,15 @@ from typing import Any, overload
 from . import _feedback
 from ._arguments import Rejection, parse
 from ._book import Book, Json, Stored, extra_of, meta_with
-from ._builder import FIELD_FOR, Rules, build, check_id, check_kind_fields, check_step_text
+from ._builder import (
+    FIELD_FOR,
+    Rules,
+    build,
+    check_id,
+    check_kind_fields,
+    check_step_text,
+    usual_items,
+)
 from ._feedback import Problem
 from ._models import PlanType, ToolName
 from ._registry import TOOLS
@@ -233,6 +241,19 @@ def _update(book: Book, args: Mapping[str, Any], rules: Rules) -> Applied:
         raise Rejection(
             [Problem("id", "no plan has this id.", args["id"])], _feedback.ids_list(book.plans)
         )
+    entries = args.get("entries")
+    if (
+        entries is not None
+        and args.get("type") in (None, "items")
+        and args.get("content") is None
+        and args.get("uri") is None
+        and args.get("changes") is None
+    ):
+        # The usual update, the whole list sent again: when `build` would keep it as sent,
+        # nothing below has more to say.
+        usual = usual_items(current.id, entries, rules, current.meta)
+        if usual is not None:
+            return _updated(book, usual)
     replacing = [f for f in _REPLACING if args.get(f) is not None]
     changes = args.get("changes")
     if changes is not None:
@@ -253,9 +274,12 @@ def _update(book: Book, args: Mapping[str, Any], rules: Rules) -> Applied:
         if problems or built is None:
             raise Rejection(problems)
         plan = built
+    return _updated(book, plan, tuple(c["step"] for c in changes) if changes else ())
+
+
+def _updated(book: Book, plan: Stored, steps: tuple[int, ...] = ()) -> Applied:
     plans = dict(book.plans)
     plans[plan.id] = plan
-    steps = tuple(c["step"] for c in changes) if changes else ()
     return Applied("update_plan", book.with_plans(plans), plan.id, plan, steps)
 
 

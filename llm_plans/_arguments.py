@@ -175,9 +175,10 @@ def _one_pass(tool: ToolName, data: bytes) -> Any | None:
     a non-empty `_meta` (its keys are not counted) takes the strict path, as does anything
     with an escape, a rejection or a repair. The usual call needs no string read at all:
     the text has at least as many colons as keys, so when it has exactly as many colons as
-    keys counted, no string holds one and no key was dropped. Every other field is typed, so NaN, Infinity and
-    deep nesting fail validation here. The count holds while validation adds no key (no
-    field defaults) and the strings it counts are every field that can hold a colon.
+    keys counted, no string holds one and no key was dropped. Every other field is typed,
+    so NaN, Infinity and deep nesting fail validation here. The count holds while
+    validation adds no key (no field defaults) and the strings it counts are every field
+    that can hold a colon.
     """
     if b"\\" in data:  # memchr speed; an escape such as \\u003a hides a colon from the count
         return None

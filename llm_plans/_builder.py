@@ -111,11 +111,15 @@ def build(
     """The plan these fields make, or None with the reasons added to `problems`.
 
     `validated`: the entries are new dicts from our own argument validators, whose keys come
-    in ACP's order; those that already say priority and status are kept as they are.
+    in ACP's order; when they already say priority and status they are kept as they are
+    (`usual_items`).
     """
     limits = rules.limits
     if kind == "items" and args.get("entries") is not None:
         raw: list[Json] = args["entries"]
+        usual = usual_items(plan_id, raw, rules, meta) if validated and not problems else None
+        if usual is not None:
+            return usual
         if not raw and plan_id != rules.list_id:
             problems.append(Problem("entries", "an items plan needs at least one step.", []))
         if len(raw) > limits.max_entries:
@@ -126,7 +130,7 @@ def build(
                     "Group small steps.",
                 )
             )
-        longest = max(map(len, map(_CONTENT, raw))) if raw else 0  # (`default=` costs more)
+        longest = max(map(len, map(_CONTENT, raw))) if raw else 0
         lists = plan_id == rules.list_id  # written by a todo list's tools, which have no markdown
         if longest > limits.max_entry_chars:  # a C-speed check first: this runs per step
             for index, e in enumerate(raw):
@@ -135,28 +139,24 @@ def build(
                 )
                 if problem is not None:
                     problems.append(problem)
-        statuses = _complete(raw) if validated else None
-        if statuses is not None:  # the wire's shape already: content, priority, status, no _meta
-            entries = raw
-        else:
-            problems += [
-                Problem(f"entries[{index}]._meta", _NOT_FINITE)
-                for index, e in enumerate(raw)
-                if "_meta" in e and not finite(e["_meta"])
-            ]
-            entries = [
-                {
-                    "content": e["content"],
-                    "priority": e.get("priority") or "medium",
-                    "status": e.get("status") or "pending",
-                }
-                if "_meta" not in e
-                else _entry(e)
-                for e in raw
-            ]
+        problems += [
+            Problem(f"entries[{index}]._meta", _NOT_FINITE)
+            for index, e in enumerate(raw)
+            if "_meta" in e and not finite(e["_meta"])
+        ]
         if problems:
             return None
-        return Stored("items", plan_id, tuple(entries), meta=meta, statuses=statuses or ())
+        entries = [
+            {
+                "content": e["content"],
+                "priority": e.get("priority") or "medium",
+                "status": e.get("status") or "pending",
+            }
+            if "_meta" not in e
+            else _entry(e)
+            for e in raw
+        ]
+        return Stored("items", plan_id, tuple(entries), meta=meta)
     if kind == "markdown" and args.get("content") is not None:
         content: str = args["content"]
         if len(content) > limits.max_markdown_chars:
@@ -179,17 +179,31 @@ def build(
     return None
 
 
-def _complete(raw: list[Json]) -> tuple[str, ...] | None:
+def usual_items(plan_id: str, raw: list[Json], rules: Rules, meta: Json | None) -> Stored | None:
+    """The items plan validated entries make when `build` would keep them as they are: at
+    least one, within the limits, each saying priority and status and nothing else (the
+    usual call, whose entries are the wire's already); None for any other, which `build`
+    decides."""
+    limits = rules.limits
+    # At C speed, a pass each: this runs for every step of every call.
+    if (
+        not raw
+        or len(raw) > limits.max_entries
+        or max(map(len, map(_CONTENT, raw))) > limits.max_entry_chars
+    ):
+        return None
     # Every entry says priority and status (a missing one raises KeyError, a null is falsy,
     # and every value they may take is a non-empty word): then each has at least three keys,
-    # and three keys each means none has `_meta`. The statuses, when so, for the plan.
+    # and three keys each means none has `_meta`.
     try:
         statuses = tuple(map(_STATUS, raw))
         if not all(statuses) or not all(map(_PRIORITY, raw)):
             return None
     except KeyError:
         return None
-    return statuses if sum(map(len, raw)) == 3 * len(raw) else None
+    if sum(map(len, raw)) != 3 * len(raw):
+        return None
+    return Stored("items", plan_id, tuple(raw), meta=meta, statuses=statuses)
 
 
 def _entry(e: Json) -> Json:

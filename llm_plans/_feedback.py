@@ -170,7 +170,7 @@ def _nested_fields(loc: list[int | str], nested: Mapping[str, str] | None = None
     return "see the tool's schema"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ToolResult:
     """What a plan tool call did, and the text the model reads as its result."""
 
@@ -186,6 +186,18 @@ class ToolResult:
     """A local failure after the call was decided: `send` raised (the client missed the
     change and is brought up to date by the next call or `replay()`), or `on_commit` raised
     (the change stands; the next commit runs it again). None when all went well."""
+
+    def __init__(
+        self,
+        ok: bool,
+        content: str,
+        tool: str = "",
+        plan_id: str | None = None,
+        failure: BaseException | None = None,
+    ) -> None:
+        # Every call makes one: its fields set in one step, where a frozen dataclass's own
+        # __init__ sets each through object.__setattr__ (half the cost of this).
+        self.__dict__.update(ok=ok, content=content, tool=tool, plan_id=plan_id, failure=failure)
 
 
 def cut_off_problem(*, ours: bool = True) -> Problem:

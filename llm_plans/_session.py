@@ -431,7 +431,8 @@ class PlanSession:
             # is brought up to date by the next change, not by a read.
             return ToolResult(True, outcome.text, outcome.tool)
         self._book = outcome.book
-        failure = self._committed()
+        on_commit = self._on_commit
+        failure = None if on_commit is None else self._committed(on_commit)
         send_failure = await self._show([*shown, outcome.plan_id])
         text = outcome.text(discipline=self._discipline)
         if send_failure is not None:
@@ -440,11 +441,9 @@ class PlanSession:
             True, text, outcome.tool, outcome.plan_id, failure=send_failure or failure
         )
 
-    def _committed(self) -> Exception | None:
-        if self._on_commit is None:
-            return None
+    def _committed(self, on_commit: Callable[[PlanSession], None]) -> Exception | None:
         try:
-            self._on_commit(self)  # e.g. persist snapshot(); runs before the client hears
+            on_commit(self)  # e.g. persist snapshot(); runs before the client hears
         except Exception as exc:
             # The change stands (the client is told below); the caller learns it from the
             # result's `failure`, and the next commit saves the whole state again.

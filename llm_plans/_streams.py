@@ -267,6 +267,8 @@ class Streams:
         another call has since taken, or a change to a plan another call has since removed,
         gives way to what was committed (the stream's final answer follows when it ends).
         """
+        if not self._flights:
+            return {}  # (every call asks)
         return {
             f.preview.id: f.preview
             for f in self._flights.values()

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import pickle
+
 import pytest
 from inline_snapshot import snapshot
 
-from llm_plans import Limits, PlanSession
+from llm_plans import Limits, PlanSession, ToolResult
 from llm_plans.testing import RecordingSend
 
 
@@ -130,3 +134,25 @@ async def test_an_unknown_tool_is_told_the_plan_tools() -> None:
 Call one of the plan tools instead: create_plan, update_plan, remove_plan.\
 """)
     assert "make_plan again" not in result.content
+
+
+def test_a_tool_result_is_a_frozen_value() -> None:
+    # Its own __init__ (set in one step, on every call) keeps what the dataclass gave.
+    result = ToolResult(True, "Updated plan", "update_plan", plan_id="p")
+    assert result == ToolResult(ok=True, content="Updated plan", tool="update_plan", plan_id="p")
+    assert hash(result) == hash(ToolResult(True, "Updated plan", "update_plan", "p"))
+    assert result != ToolResult(True, "Updated plan", "update_plan")
+    assert ToolResult(False, "x") == ToolResult(False, "x", "", None, None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.ok = False  # type: ignore[misc]
+    assert dataclasses.replace(result, ok=False).ok is False
+    assert dataclasses.asdict(result) == {
+        "ok": True,
+        "content": "Updated plan",
+        "tool": "update_plan",
+        "plan_id": "p",
+        "failure": None,
+    }
+    assert pickle.loads(pickle.dumps(result)) == result
+    assert copy.copy(result) == result
+    assert repr(result).startswith("ToolResult(ok=True, content='Updated plan'")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import operator
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Any
 
 from ._models import FilePlan, ItemsPlan, MarkdownPlan, PlanEntry, PlanType
@@ -52,15 +52,18 @@ class Stored:
     content: str = ""
     uri: str = ""
     meta: Json | None = None
-    statuses: tuple[str, ...] = field(default=(), repr=False)
-    """The status of each step, in order (for counting and finding at C speed); worked out
-    from the entries unless the maker passes them (the builder has them at hand)."""
+    known_statuses: InitVar[tuple[str, ...] | None] = None
+    """The entries' statuses, when the maker has them at hand (the builder read them)."""
+    statuses: tuple[str, ...] = field(init=False, repr=False)
+    """The status of each step, in order (for counting and finding at C speed)."""
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, known_statuses: tuple[str, ...] | None) -> None:
         # Worked out at once, not as a cached_property: every plan made is shown, which needs
-        # them, and a cached_property takes a lock on first use (before Python 3.12).
-        if len(self.statuses) != len(self.entries):
-            self.statuses = tuple(map(_STATUS, self.entries))
+        # them, and a cached_property takes a lock on first use (before Python 3.12). Not an
+        # init field: `dataclasses.replace` with other entries works them out again.
+        if known_statuses is None:
+            known_statuses = tuple(map(_STATUS, self.entries))
+        self.statuses = known_statuses
 
     def same(self, other: Stored | None) -> bool:
         """True when `other` would look the same to a client."""

@@ -203,7 +203,7 @@ def usual_items(plan_id: str, raw: list[Json], rules: Rules, meta: Json | None) 
         return None
     if sum(map(len, raw)) != 3 * len(raw):
         return None
-    return Stored("items", plan_id, tuple(raw), meta=meta, statuses=statuses)
+    return Stored("items", plan_id, tuple(raw), meta=meta, known_statuses=statuses)
 
 
 def _entry(e: Json) -> Json:

@@ -4,6 +4,7 @@ shortcut is the update the whole way gives."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 from unittest import mock
 
@@ -122,3 +123,14 @@ def test_an_update_that_takes_the_shortcut_is_the_update_the_whole_way_gives(
     else:
         assert not isinstance(short, Applied)
         assert short.text == whole.text
+
+
+def test_a_plan_made_from_another_works_its_statuses_out_again() -> None:
+    # The builder hands over the statuses it read; a plan made by `replace` has its own.
+    kept = usual_items(
+        "p", [{"content": "a", "priority": "low", "status": "pending"}], Rules(), None
+    )
+    assert kept is not None
+    assert kept.statuses == ("pending",)
+    done = ({"content": "a", "priority": "low", "status": "completed"},)
+    assert dataclasses.replace(kept, entries=done).statuses == ("completed",)

@@ -48,7 +48,7 @@ def _plan(plan: Stored) -> dict[str, Any]:
         # means no entry has `_meta`.
         entries = plan.entries
         if sum(map(len, entries)) == 3 * len(entries):
-            out["entries"] = list(map(dict, entries))
+            out["entries"] = list(map(dict.copy, entries))
         else:
             out["entries"] = [dict(e) if "_meta" not in e else _entry_with_meta(e) for e in entries]
     elif plan.type == "markdown":

@@ -348,6 +348,7 @@ def section_e(rounds: int) -> None:
             "entries",
             "stream seconds",
             "CPU vs non-streamed, median (IQR)",
+            "floor (keep each fragment, serialise the same previews, the call), median (IQR)",
             "notifications",
             "bytes sent / final notification",
             "step latency median / max ms",

@@ -38,13 +38,19 @@ def create_text(n: int) -> tuple[str, list[int]]:
     return text + '],"content":null,"uri":null}', braces
 
 
+FINISHING = 0  # `Observer.fragment` while the stream is finished and its plan removed
+
+
 class Observer:
-    """A send that notes each plan notification: when, at which fragment, entries, bytes."""
+    """A send that notes each plan notification: when, at which fragment, entries, bytes;
+    and, while `keeping`, each preview's params (for the floor to serialise the same)."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self.fragment = 0
         self.seen: list[tuple[float, int, int, int]] = []  # time, fragment, entries, bytes
+        self.keeping = False
+        self.previews: dict[int, list[dict[str, Any]]] = {}  # fragment -> params sent there
 
     async def __call__(self, params: dict[str, Any]) -> None:
         size = len(json.dumps(params))
@@ -52,6 +58,15 @@ class Observer:
         if update["sessionUpdate"] == "plan_update":
             count = len(update["plan"]["entries"])
             self.seen.append((self.loop.time(), self.fragment, count, size))
+        if self.keeping and self.fragment != FINISHING:
+            self.previews.setdefault(self.fragment, []).append(params)
+
+
+async def _keep(kept: list[str], fragment: str) -> bool:
+    """The least a session's `feed` can do, awaited once per fragment as `feed` is: keep the
+    fragment and look for a character that may end a step."""
+    kept.append(fragment)
+    return "}" in fragment or "]" in fragment
 
 
 def split(text: str) -> list[str]:
@@ -111,21 +126,30 @@ def live(n: int, rounds: int) -> list[object]:
     session = PlanSession(observer, session_id="s", client_capabilities=CAPS)
     plain = PlanSession(DumpingSend(), session_id="s", client_capabilities=CAPS)
 
-    async def drive(feed: bool) -> None:
+    async def drive(feed: bool, least: bool = False) -> None:
         # An agent's loop turns once per fragment it reads from the network: so does this
         # driver, and `idle` (the driver without a session) is subtracted from the CPU.
+        kept: list[str] = []
         for position, fragment in enumerate(fragments, 1):
             due = loop.advance(interval)
             observer.fragment = position
             if feed:
                 await session.feed("c", "create_plan", fragment)
+            elif least:  # the floor: what any session must do per fragment and preview
+                await _keep(kept, fragment)
+                for params in observer.previews.get(position, ()):
+                    json.dumps(params)
             await asyncio.sleep(0)
             if due:  # run the timers now due, and wait for the work they started
                 await asyncio.sleep(0)
                 await asyncio.gather(*asyncio.all_tasks() - {asyncio.current_task()})
+        observer.fragment = FINISHING
         if feed:
             assert (await session.finish("c")).ok
             await session.call("remove_plan", REMOVE)
+        elif least:
+            await plain.call("create_plan", text)
+            await plain.call("remove_plan", REMOVE)
 
     def streamed(number: int) -> None:
         for _ in range(number):
@@ -134,6 +158,10 @@ def live(n: int, rounds: int) -> list[object]:
     def idle(number: int) -> None:
         for _ in range(number):
             loop.run_until_complete(drive(feed=False))
+
+    def floor(number: int) -> None:
+        for _ in range(number):
+            loop.run_until_complete(drive(feed=False, least=True))
 
     def unstreamed(number: int) -> None:
         async def batch() -> None:
@@ -145,9 +173,11 @@ def live(n: int, rounds: int) -> list[object]:
 
     try:
         start = loop.now
+        observer.keeping = True
         streamed(1)
+        observer.keeping = False
         observed = list(observer.seen)
-        t = compare([streamed, idle, unstreamed], rounds)
+        t = compare([streamed, idle, unstreamed, floor], rounds)
     finally:
         loop.close()
 
@@ -156,12 +186,15 @@ def live(n: int, rounds: int) -> list[object]:
         arrived = start + (brace // FRAGMENT + 1) * interval
         shown = next(when for when, _, count, _ in observed if count > k)
         latencies.append(shown - arrived)
-    cpu = Ratio(tuple((s - i) / u for s, i, u in zip(*t.samples, strict=True)))
+    samples = list(zip(*t.samples, strict=True))
+    cpu = Ratio(tuple((s - i) / u for s, i, u, _ in samples))
+    least = Ratio(tuple((f - i) / u for _, i, u, f in samples))
     total = sum(size for *_, size in observed)
     return [
         n,
         f"{len(fragments) * interval:.0f}",
         cpu.cell(),
+        least.cell(),
         len(observed),
         f"{total / observed[-1][3]:.1f}x",
         f"{statistics.median(latencies) * 1e3:.0f} / {max(latencies) * 1e3:.0f}",

@@ -195,8 +195,8 @@ class ToolResult:
         plan_id: str | None = None,
         failure: BaseException | None = None,
     ) -> None:
-        # Every call makes one: its fields set in one step, where a frozen dataclass's own
-        # __init__ sets each through object.__setattr__ (half the cost of this).
+        # Every call makes one: its fields are set in one step. A frozen dataclass's own
+        # __init__ sets each through object.__setattr__, which costs about twice as much.
         self.__dict__.update(ok=ok, content=content, tool=tool, plan_id=plan_id, failure=failure)
 
 

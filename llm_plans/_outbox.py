@@ -128,8 +128,7 @@ class Outbox:
         the sending directly, a layer less on every call.)
         """
         if self.form is WireForm.LEGACY:
-            news = bool(list(ids))
-            return self._show_legacy(plans, previews or {}, asked=news, force=force)
+            return self._show_legacy(plans, previews or {}, asked=bool(list(ids)), force=force)
         asked = dict.fromkeys(ids)
         wanted = {**self._stale, **asked} if self._stale else asked
         v2 = self.form is WireForm.V2

@@ -242,6 +242,7 @@ def _update(book: Book, args: Mapping[str, Any], rules: Rules) -> Applied:
             [Problem("id", "no plan has this id.", args["id"])], _feedback.ids_list(book.plans)
         )
     entries = args.get("entries")
+    asked = False  # whether `usual_items` turned these entries down already
     if (
         entries is not None
         and args.get("type") in (None, "items")
@@ -254,6 +255,7 @@ def _update(book: Book, args: Mapping[str, Any], rules: Rules) -> Applied:
         usual = usual_items(current.id, entries, rules, current.meta)
         if usual is not None:
             return _updated(book, usual)
+        asked = True
     replacing = [f for f in _REPLACING if args.get(f) is not None]
     changes = args.get("changes")
     if changes is not None:
@@ -270,7 +272,8 @@ def _update(book: Book, args: Mapping[str, Any], rules: Rules) -> Applied:
     else:
         kind = _kind_for_update(current, args.get("type"), replacing)
         problems = check_kind_fields(kind, args)
-        built = build(kind, current.id, args, rules, problems, current.meta, validated=True)
+        # Entries `usual_items` turned down above are not offered to it again.
+        built = build(kind, current.id, args, rules, problems, current.meta, validated=not asked)
         if problems or built is None:
             raise Rejection(problems)
         plan = built

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import CoroutineType
-from typing import Any
+from typing import Any, Protocol
 
 from . import _wire
 from ._book import Json, Stored
@@ -68,6 +68,17 @@ def _coroutine_function(function: object) -> bool:
 _REMOVED = object()  # what the client holds for a plan it was told is removed
 
 
+class Gate(Protocol):
+    """Decides whether a preview's notifications go out, given all there is to send (a
+    stream's preview budget)."""
+
+    def passes(self, session_id: str, updates: list[Json]) -> bool: ...
+
+
+async def _nothing_sent() -> None:
+    return None
+
+
 @dataclass(frozen=True)
 class _Steps:
     """What a v2 client holds for a markdown or file plan: the steps it was sent."""
@@ -117,6 +128,7 @@ class Outbox:
         previews: Mapping[str, Stored] | None = None,
         *,
         force: bool = False,
+        gate: Gate | None = None,
     ) -> Awaitable[BaseException | None]:
         """Bring the client's view of `ids` (and of every stale id) up to date: what to send
         is worked out (and noted as held) now, and sent when the result is awaited.
@@ -125,10 +137,13 @@ class Outbox:
         which the client sees in place of (or beside) them. The awaited result is the
         exception of a send that failed (what it carried is marked stale and re-sent later);
         a cancellation is re-raised after marking. (Not a coroutine itself: the caller awaits
-        the sending directly, a layer less on every call.)
+        the sending directly, a layer less on every call.) A `gate` (a preview's) is asked
+        whether what there is to send goes out; when not, nothing is sent or noted.
         """
         if self.form is WireForm.LEGACY:
-            return self._show_legacy(plans, previews or {}, asked=bool(list(ids)), force=force)
+            return self._show_legacy(
+                plans, previews or {}, asked=bool(list(ids)), force=force, gate=gate
+            )
         asked = dict.fromkeys(ids)
         wanted = {**self._stale, **asked} if self._stale else asked
         v2 = self.form is WireForm.V2
@@ -137,6 +152,7 @@ class Outbox:
             # next change, as in the legacy form (an unchanged file is not read again).
             wanted.update((i, None) for i, plan in plans.items() if plan.type == "file")
         updates: list[tuple[str, Json]] = []
+        noted: dict[str, object] = {}  # what the client held before, for a gate that refuses
         for plan_id in wanted:
             plan = self._showing(plan_id, plans, previews) if previews else plans.get(plan_id)
             view = self._view(plan) if v2 else plan
@@ -151,9 +167,22 @@ class Outbox:
             else:
                 steps = view.steps if isinstance(view, _Steps) else None
                 updates.append((plan_id, _wire.plan_update(self.form, plan, steps)))
+            if gate is not None:
+                noted[plan_id] = self._held.get(plan_id)
             self._held[plan_id] = view if view is not None else _REMOVED
         if v2:
             self._flattener.retain([*plans, *(previews or ())])
+        if (
+            updates
+            and gate is not None
+            and not gate.passes(self._session_id, [u for _, u in updates])
+        ):
+            for plan_id, held in noted.items():
+                if held is None:
+                    del self._held[plan_id]
+                else:
+                    self._held[plan_id] = held
+            return _nothing_sent()
         return self._deliver(updates)
 
     def _showing(
@@ -184,6 +213,7 @@ class Outbox:
         *,
         asked: bool,
         force: bool,
+        gate: Gate | None,
     ) -> BaseException | None:
         if not asked and not force and not self._legacy_stale:
             return None
@@ -192,9 +222,12 @@ class Outbox:
             return None
         if not entries and self._legacy_held is None and not self._legacy_stale:
             return None  # nothing was ever shown: an empty list says nothing new
+        update = _wire.legacy_plan(entries)
+        if gate is not None and not gate.passes(self._session_id, [update]):
+            return None
         self._legacy_held = entries
         self._legacy_stale = True
-        failure = await self._deliver([("", _wire.legacy_plan(entries))])
+        failure = await self._deliver([("", update)])
         if failure is None:
             self._legacy_stale = False
         return failure

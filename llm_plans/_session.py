@@ -24,7 +24,7 @@ from ._legacy import Flattener, ReadText, read_plan_file
 from ._limits import Limits
 from ._lock import SessionLock
 from ._models import ToolName
-from ._outbox import Outbox, Send, is_async, takes_one_argument
+from ._outbox import Gate, Outbox, Send, is_async, takes_one_argument
 from ._preview import preview
 from ._registry import DEFAULT_PREFIXES, Names
 from ._snapshot import SkippedPlan, dump, load
@@ -45,8 +45,8 @@ class PlanSession:
     """The plans of one ACP session, forwarded to its client in the form the client supports.
 
     `preview_budget` bounds what a streamed call's previews cost: all previews of one call
-    together send at most about that many times the call's final notification in bytes (the
-    budget is counted on the argument text each preview is worked out from). A long plan then
+    together send at most that many times the call's final notification in bytes, as compact
+    JSON (the ACP SDK's transports), reckoned without serialising them. A long plan then
     shows in growing steps: a larger budget shows steps sooner (lower latency from a step's
     closing brace to the client), a smaller one costs less CPU and bandwidth. At least 1
     (with 1 a call shows one preview at most). docs/benchmarks.md shows the latency each
@@ -401,11 +401,17 @@ class PlanSession:
             flight.own_id = plan.id
         if flight.preview is not None and flight.preview.same(plan):
             return
-        moved = flight.preview is not None and flight.preview.id != plan.id
+        before, showing = flight.preview, plan.id in flight.shown
+        moved = before is not None and before.id != plan.id
         flight.preview = plan
         flight.shown[plan.id] = None
         # A preview that fails to arrive is re-sent by the call's final notification.
-        await self._show(flight.shown if moved else (plan.id,))
+        flight.held_back = False
+        await self._show(flight.shown if moved else (plan.id,), gate=flight)
+        if flight.held_back:  # too small a share of the budget: the client keeps the last
+            flight.preview = before
+            if not showing:
+                del flight.shown[plan.id]
 
     def _start_flush(self, call_id: str, flight: Flight) -> None:
         flight.timer = None
@@ -451,11 +457,17 @@ class PlanSession:
             return exc
         return None
 
-    def _show(self, ids: Iterable[str], *, force: bool = False) -> Awaitable[BaseException | None]:
+    def _show(
+        self, ids: Iterable[str], *, force: bool = False, gate: Gate | None = None
+    ) -> Awaitable[BaseException | None]:
         # Not a coroutine of its own: the outbox's sending is awaited directly (a layer less
         # on every call and preview).
         return self._outbox.show(
-            self._book.plans, ids, self._streams.previews(self._book.plans), force=force
+            self._book.plans,
+            ids,
+            self._streams.previews(self._book.plans),
+            force=force,
+            gate=gate,
         )
 
     def legacy_update(self) -> Json:

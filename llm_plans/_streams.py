@@ -12,17 +12,19 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._book import Stored
+from ._book import Json, Stored
 from ._errors import StreamError
 from ._models import ToolName
 from ._prefix import FinalPrefix
 from ._preview import Built
+from ._wire import ENVELOPE as _ENVELOPE
+from ._wire import Scale
 from .dialects._base import DialectTool, name_of
 
-# The text of all previews of one call stays within this many times the call's own text:
-# a long plan streamed at a live token rate is shown in growing steps rather than re-sent
-# whole for every line (a 100 KB markdown plan once cost 500 times its size in previews).
-# Chosen from the curve of latency against budget in docs/benchmarks.md (section e3).
+# All previews of one call send at most this many times the call's final notification in
+# bytes: a long plan streamed at a live token rate is shown in growing steps rather than
+# re-sent whole for every line (a 100 KB markdown plan once cost 500 times its size in
+# previews). Chosen from the curve of latency against budget in docs/benchmarks.md (e3).
 DEFAULT_PREVIEW_BUDGET = 8.0
 
 
@@ -52,8 +54,23 @@ class Flight:
     """Every plan id a preview of this call touched: what a rollback must restore."""
     built: Built = field(default_factory=Built)
     """The entries the last preview built, for the next to build only what is new."""
-    previewed: int = 0
-    """Bytes of argument text at each preview so far, added up (the budget's use)."""
+    sent: int = 0
+    """About the bytes (`_wire.weight`) of every preview sent so far, added up."""
+    spent: float = 0
+    """What the previews worked out so far cost the budget: `sent`, and what each attempt
+    that sent nothing would have sent (its work cost about that). A preview is worked out
+    only while this leaves room; `sent` decides whether it goes out."""
+    last_weight: int = 0
+    """About the bytes of the last preview sent (0 before any)."""
+    last_size: int = 0
+    """`size` when it was sent."""
+    scale: Scale = field(default_factory=Scale)
+    """Weighs its previews, each only by what the last one did not carry."""
+    held_back: bool = False
+    """The last preview worked out was too small a share of the budget to go out."""
+    _attempt: float = 0
+    _rate: float = 1.0
+    """Weight the previews gained per byte of text, lately (at most 1)."""
     last_at: float = float("-inf")
     timer: asyncio.TimerHandle | None = None
     fresh: bool = False
@@ -187,14 +204,49 @@ class Flight:
         return "".join(self.parts), None
 
     def wait(self, now: float, interval: float) -> float | None:
-        """Seconds until a preview may go out (0: now), or None until the text grows."""
-        if self.previewed > (self.budget - 1) * self.size:
+        """Seconds until a preview may be worked out (0: now), or None until the text grows.
+
+        One is worked out while the previews so far cost at most `budget - 1` times what one
+        would send now, as projected from the text; whether it goes out is decided on what
+        it really sends (`passes`). (Arguments given whole, as dicts, have no text to grow
+        with: their previews are not counted.)
+        """
+        if self.whole is None and self.spent > (self.budget - 1) * self._projected():
             return None
         return max(0.0, self.last_at + interval - now)
 
+    def _projected(self) -> float:
+        # What a preview would send now: the last one's weight, grown with the text since at
+        # the rate the previews grew (at most byte for byte: roomier text, as indented JSON
+        # is, grows faster than what it shows); before any, the text and an envelope's worth.
+        if not self.last_weight:
+            return self.size + _ENVELOPE
+        return self.last_weight + (self.size - self.last_size) * self._rate
+
     def previewed_now(self, now: float) -> None:
-        self.previewed += self.size
+        """A preview is being worked out: it counts against the budget, shown or not."""
+        self._attempt = self._projected()
+        self.spent += self._attempt
         self.last_at = now
+
+    def passes(self, session_id: str, updates: list[Json]) -> bool:
+        """Whether a preview's notifications go out (the outbox asks, with all there is to
+        send): when the previews sent so far are at most `budget - 1` times what they weigh,
+        so that with them all previews stay within `budget` times the final notification,
+        which shows at least as much."""
+        weight = 0
+        for update in updates:
+            weight += self.scale.weigh(session_id, update)
+        if self.sent and (self.budget <= 1 or self.sent > (self.budget - 1) * weight):
+            self.held_back = True
+            return False
+        self.sent += weight
+        self.spent += weight - self._attempt
+        grown = self.size - self.last_size
+        gained = weight - self.last_weight if self.last_weight else weight
+        self._rate = min(1.0, max(0.0, gained / grown)) if grown > 0 else self._rate
+        self.last_weight, self.last_size = weight, self.size
+        return True
 
     def cancel_timer(self) -> None:
         if self.timer is not None:

@@ -8,7 +8,10 @@ Python SDK speaks only v1, so the v2 forms exist only as these dicts."""
 from __future__ import annotations
 
 import enum
+import json
+import operator
 from collections.abc import Mapping
+from json.encoder import encode_basestring_ascii as _escaped
 from typing import Any, Protocol, runtime_checkable
 
 from ._book import Stored, extra_of
@@ -189,6 +192,75 @@ def legacy_plan(entries: list[Json]) -> Json:
 def notification(session_id: str, update: Json) -> Json:
     """The params of a `session/update` notification."""
     return {"sessionId": session_id, "update": update}
+
+
+# The bytes compact JSON (as the ACP SDK's transports write it) spends on a notification's
+# envelope: `{"sessionId":"","update":{"sessionUpdate":"plan_update","plan":{"type":"items",
+# "planId":"","entries":[]}}}` (the legacy update's is smaller, a removal's too); and on each
+# entry's keys: `{"content":"","priority":"","status":""},`.
+ENVELOPE = 106
+_ENTRY = 41
+_CONTENT = operator.itemgetter("content")
+_PRIORITY = operator.itemgetter("priority")
+_STATUS = operator.itemgetter("status")
+
+
+def weight(session_id: str, update: Json) -> int:
+    """The bytes of one `session/update` notification's params as compact JSON, reckoned
+    without serialising them: never fewer, and more only by what the envelope of a legacy
+    update or a removal saves (tests/test_wire.py holds it to that). The texts count as
+    `json.dumps` escapes them, so a preview budget counts what really goes out."""
+    return Scale().weigh(session_id, update)
+
+
+class Scale:
+    """Weighs notifications as `weight` does, remembering the entries it weighed last: a
+    streamed call's previews carry the last preview's entries (the same objects) and a few
+    more, and only those more are weighed again."""
+
+    def __init__(self) -> None:
+        self._entries: list[Json] = []
+        self._weight = 0
+
+    def weigh(self, session_id: str, update: Json) -> int:
+        body = update.get("plan", update)  # the legacy update carries its entries itself
+        entries = body.get("entries") or []
+        known, count = self._entries, len(self._entries)
+        if count and len(entries) >= count and all(map(operator.is_, entries, known)):
+            # (`map` stops at the shorter: the known entries are the new ones' beginning)
+            heavy = self._weight + _entries_weight(entries[count:])
+        else:
+            heavy = _entries_weight(entries)
+        self._entries, self._weight = entries, heavy
+        size = ENVELOPE + len(_escaped(session_id)) + heavy
+        for key in ("planId", "id", "content", "uri"):
+            text = body.get(key)
+            if type(text) is str:
+                size += len(_escaped(text))
+        if "_meta" in body:
+            size += len(_compact(body["_meta"])) + 9
+        return size
+
+
+def _entries_weight(entries: list[Json]) -> int:
+    if len(entries) < 4:  # a preview's new entries: one by one costs least
+        size = 0
+        for e in entries:
+            size += _ENTRY - 2 + len(_escaped(e["content"])) + len(e["priority"])
+            size += len(e["status"])
+            if len(e) != 3 and "_meta" in e:
+                size += len(_compact(e["_meta"])) + 9
+        return size
+    # Each text joined into one, escaped in one call: a call per entry costs five times.
+    size = _ENTRY * len(entries) + len(_escaped("".join(map(_CONTENT, entries)))) - 2
+    size += len("".join(map(_PRIORITY, entries))) + len("".join(map(_STATUS, entries)))
+    if sum(map(len, entries)) != 3 * len(entries):  # some entry has `_meta`
+        size += sum(len(_compact(e["_meta"])) + 9 for e in entries if "_meta" in e)
+    return size
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
 
 
 def _id_key(form: WireForm) -> str:

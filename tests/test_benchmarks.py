@@ -4,6 +4,7 @@ are exactly those of the committed results file."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import re
@@ -173,3 +174,47 @@ def test_the_dialect_tables_say_what_the_docs_claim() -> None:
         small, medium, large = sizes[dialect]
         assert small < medium < large, dialect  # the whole list every time
         assert large > 10 * max(sizes["llm_plans"]), dialect
+
+
+@pytest.mark.parametrize("change", [False, True], ids=["entries", "changes"])
+def test_the_leanest_composition_sends_and_answers_what_the_session_does(change: bool) -> None:
+    """bound.py's `Lean` times the same work or nothing: `check` passes for the calls table a
+    times, and fails for a composition that skips part of the work."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from bound import Lean, check
+        from workload import CAPS, DumpingSend, entries, strict_changes, strict_update
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    from llm_plans import PlanSession
+    from llm_plans._feedback import ToolResult
+
+    if change:
+        arguments = [
+            strict_changes((3, "completed"), (4, "in_progress")),
+            strict_changes((3, "in_progress"), (4, "pending")),
+        ]
+    else:
+        arguments = [strict_update(10, 2), strict_update(10, 1)]
+
+    class Silent(Lean):  # answers as the session does but sends nothing
+        async def update(self, arguments: str) -> ToolResult:
+            send, self._send = self._send, _nowhere
+            try:
+                return await super().update(arguments)
+            finally:
+                self._send = send
+
+    async def _nowhere(params: object) -> None:
+        return None
+
+    async def run() -> None:
+        send = DumpingSend()
+        session = PlanSession(send, session_id="s", client_capabilities=CAPS)
+        created = await session.call("create_plan", {"type": "items", "entries": entries(10)})
+        arguments[:] = [a.replace('"plan-1"', f'"{created.plan_id}"') for a in arguments]
+        await check(Lean(send, session), session, arguments, send)
+        with pytest.raises(AssertionError, match=r"bound\.py"):
+            await check(Silent(send, session), session, arguments, send)
+
+    asyncio.run(run())

@@ -45,12 +45,14 @@ class PlanSession:
     """The plans of one ACP session, forwarded to its client in the form the client supports.
 
     `preview_budget` bounds what a streamed call's previews cost: all previews of one call
-    together send at most that many times the call's final notification in bytes, as compact
-    JSON (the ACP SDK's transports), reckoned without serialising them. A long plan then
-    shows in growing steps: a larger budget shows steps sooner (lower latency from a step's
-    closing brace to the client), a smaller one costs less CPU and bandwidth. At least 1
-    (with 1 a call shows one preview at most). docs/benchmarks.md shows the latency each
-    budget buys.
+    together send at most that many times what the finished call sends, in bytes as compact
+    JSON (the ACP SDK's transports), whenever that shows at least as much as they did (a
+    plan written out, as creates and replacements are, always does; a `changes` call that
+    shortens steps, or a legacy update after other plans went away, can end smaller). A long
+    plan then shows in growing steps: a larger budget shows steps sooner (lower latency from
+    a step's closing brace to the client), a smaller one costs less CPU and bandwidth. At
+    least 1 (with 1 a call shows one preview at most). docs/benchmarks.md shows the latency
+    each budget buys.
 
     State commits before sending: when `send` fails, the call still counts (the model's
     result says the client was not reached) and the next call re-sends what the client missed.

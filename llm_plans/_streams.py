@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import math
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +18,6 @@ from ._errors import StreamError
 from ._models import ToolName
 from ._prefix import FinalPrefix
 from ._preview import Built
-from ._wire import ENVELOPE as _ENVELOPE
 from ._wire import Scale
 from .dialects._base import DialectTool, name_of
 
@@ -54,23 +54,21 @@ class Flight:
     """Every plan id a preview of this call touched: what a rollback must restore."""
     built: Built = field(default_factory=Built)
     """The entries the last preview built, for the next to build only what is new."""
+    previewed: int = 0
+    """Bytes of argument text at each preview worked out so far, added up: what bounds the
+    work previews cost (each costs about the text so far), shown or not."""
     sent: int = 0
-    """About the bytes (`_wire.weight`) of every preview sent so far, added up."""
-    spent: float = 0
-    """What the previews worked out so far cost the budget: `sent`, and what each attempt
-    that sent nothing would have sent (its work cost about that). A preview is worked out
-    only while this leaves room; `sent` decides whether it goes out."""
-    last_weight: int = 0
-    """About the bytes of the last preview sent (0 before any)."""
-    last_size: int = 0
-    """`size` when it was sent."""
+    """Bytes of the notifications previews sent so far, as compact JSON (`_wire.weight`):
+    what bounds what they cost the client."""
+    held: int = 0
+    """Bytes of argument text at each preview held back so far, added up: they have a
+    budget of their own, as large as `previewed`'s."""
+    retry_at: float = 0
+    """After a preview was held back, the text size from which another may pass."""
     scale: Scale = field(default_factory=Scale)
     """Weighs its previews, each only by what the last one did not carry."""
     held_back: bool = False
     """The last preview worked out was too small a share of the budget to go out."""
-    _attempt: float = 0
-    _rate: float = 1.0
-    """Weight the previews gained per byte of text, lately (at most 1)."""
     last_at: float = float("-inf")
     timer: asyncio.TimerHandle | None = None
     fresh: bool = False
@@ -204,48 +202,40 @@ class Flight:
         return "".join(self.parts), None
 
     def wait(self, now: float, interval: float) -> float | None:
-        """Seconds until a preview may be worked out (0: now), or None until the text grows.
-
-        One is worked out while the previews so far cost at most `budget - 1` times what one
-        would send now, as projected from the text; whether it goes out is decided on what
-        it really sends (`passes`). (Arguments given whole, as dicts, have no text to grow
-        with: their previews are not counted.)
-        """
-        if self.whole is None and self.spent > (self.budget - 1) * self._projected():
+        """Seconds until a preview may be worked out (0: now), or None until the text grows:
+        the previews worked out so far (and those held back, apart) came to at most
+        `budget - 1` times the text, and one held back falls short no more."""
+        allowed = (self.budget - 1) * self.size
+        if self.previewed > allowed or self.held > allowed or self.size < self.retry_at:
             return None
         return max(0.0, self.last_at + interval - now)
 
-    def _projected(self) -> float:
-        # What a preview would send now: the last one's weight, grown with the text since at
-        # the rate the previews grew (at most byte for byte: roomier text, as indented JSON
-        # is, grows faster than what it shows); before any, the text and an envelope's worth.
-        if not self.last_weight:
-            return self.size + _ENVELOPE
-        return self.last_weight + (self.size - self.last_size) * self._rate
-
     def previewed_now(self, now: float) -> None:
         """A preview is being worked out: it counts against the budget, shown or not."""
-        self._attempt = self._projected()
-        self.spent += self._attempt
+        self.previewed += self.size
         self.last_at = now
 
     def passes(self, session_id: str, updates: list[Json]) -> bool:
         """Whether a preview's notifications go out (the outbox asks, with all there is to
-        send): when the previews sent so far are at most `budget - 1` times what they weigh,
-        so that with them all previews stay within `budget` times the final notification,
-        which shows at least as much."""
+        send): when the previews sent so far are at most `budget - 1` times what they weigh.
+        With them, all previews then stay within `budget` times the final notification, as
+        long as that shows at least as much as they do (a plan written out, as creates and
+        replacements are, always does)."""
         weight = 0
         for update in updates:
             weight += self.scale.weigh(session_id, update)
         if self.sent and (self.budget <= 1 or self.sent > (self.budget - 1) * weight):
+            # Tried again once the text has grown as much as this preview falls short, as
+            # far as its weight grows with the text; the try counts as held back.
             self.held_back = True
+            self.previewed -= self.size
+            self.held += self.size
+            if self.budget <= 1:
+                self.retry_at = math.inf
+            else:
+                self.retry_at = self.size * self.sent / ((self.budget - 1) * weight)
             return False
         self.sent += weight
-        self.spent += weight - self._attempt
-        grown = self.size - self.last_size
-        gained = weight - self.last_weight if self.last_weight else weight
-        self._rate = min(1.0, max(0.0, gained / grown)) if grown > 0 else self._rate
-        self.last_weight, self.last_size = weight, self.size
         return True
 
     def cancel_timer(self) -> None:

@@ -194,12 +194,10 @@ def notification(session_id: str, update: Json) -> Json:
     return {"sessionId": session_id, "update": update}
 
 
-# The bytes compact JSON (as the ACP SDK's transports write it) spends on a notification's
-# envelope: `{"sessionId":"","update":{"sessionUpdate":"plan_update","plan":{"type":"items",
-# "planId":"","entries":[]}}}` (the legacy update's is smaller, a removal's too); and on each
-# entry's keys: `{"content":"","priority":"","status":""},`.
-ENVELOPE = 106
-_ENTRY = 41
+# What compact JSON (the ACP SDK's transports write it) spends on each entry's keys and
+# punctuation: `{"content":,"priority":,"status":},` (its texts' quotes come with the texts).
+_ENTRY = 35
+_TEXTS = ("planId", "id", "content", "uri")
 _CONTENT = operator.itemgetter("content")
 _PRIORITY = operator.itemgetter("priority")
 _STATUS = operator.itemgetter("status")
@@ -207,8 +205,7 @@ _STATUS = operator.itemgetter("status")
 
 def weight(session_id: str, update: Json) -> int:
     """The bytes of one `session/update` notification's params as compact JSON, reckoned
-    without serialising them: never fewer, and more only by what the envelope of a legacy
-    update or a removal saves (tests/test_wire.py holds it to that). The texts count as
+    without serialising them (tests/test_wire.py holds them equal). The texts count as
     `json.dumps` escapes them, so a preview budget counts what really goes out."""
     return Scale().weigh(session_id, update)
 
@@ -232,27 +229,49 @@ class Scale:
         else:
             heavy = _entries_weight(entries)
         self._entries, self._weight = entries, heavy
-        size = ENVELOPE + len(_escaped(session_id)) + heavy
-        for key in ("planId", "id", "content", "uri"):
+        size = _frame(update, body) + len(_escaped(session_id)) + heavy - (1 if entries else 0)
+        for key in _TEXTS:
             text = body.get(key)
             if type(text) is str:
                 size += len(_escaped(text))
         if "_meta" in body:
-            size += len(_compact(body["_meta"])) + 9
+            size += len(_compact(body["_meta"]))
         return size
+
+
+_FRAMES: dict[tuple[Any, ...], int] = {}
+
+
+def _frame(update: Json, body: Json) -> int:
+    """The bytes of the notification's shape alone: its keys and words, its texts' and
+    `_meta`'s places empty. Worked out once per shape (there are a few)."""
+    key = (update["sessionUpdate"], body.get("type"), *body)
+    size = _FRAMES.get(key)
+    if size is None:
+        bare: Json = {
+            k: [] if k == "entries" else None if k in _TEXTS or k == "_meta" else v
+            for k, v in body.items()
+        }
+        shape = {**update, "plan": bare} if "plan" in update else bare
+        # Each `null` stands where a text (with its quotes) or `_meta` will be counted.
+        nulls = sum(1 for k in bare if k in _TEXTS or k == "_meta")
+        size = len(_compact(notification("", shape))) - 2 - 4 * nulls
+        _FRAMES[key] = size
+    return size
 
 
 def _entries_weight(entries: list[Json]) -> int:
     if len(entries) < 4:  # a preview's new entries: one by one costs least
         size = 0
         for e in entries:
-            size += _ENTRY - 2 + len(_escaped(e["content"])) + len(e["priority"])
-            size += len(e["status"])
+            size += _ENTRY + len(_escaped(e["content"])) + len(e["priority"])
+            size += len(e["status"]) + 4
             if len(e) != 3 and "_meta" in e:
                 size += len(_compact(e["_meta"])) + 9
         return size
     # Each text joined into one, escaped in one call: a call per entry costs five times.
-    size = _ENTRY * len(entries) + len(_escaped("".join(map(_CONTENT, entries)))) - 2
+    # (the joined text's two quotes stand for one entry's; the others' are added)
+    size = (_ENTRY + 6) * len(entries) + len(_escaped("".join(map(_CONTENT, entries)))) - 2
     size += len("".join(map(_PRIORITY, entries))) + len("".join(map(_STATUS, entries)))
     if sum(map(len, entries)) != 3 * len(entries):  # some entry has `_meta`
         size += sum(len(_compact(e["_meta"])) + 9 for e in entries if "_meta" in e)

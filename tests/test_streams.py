@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -171,24 +172,35 @@ async def test_previews_of_a_long_plan_stay_within_the_default_budget() -> None:
 
 
 def _plan_call(kind: str, texts: list[str], statuses: list[str]) -> tuple[str, dict[str, Any]]:
-    if kind == "markdown":
-        return "create_plan", {"type": "markdown", "content": "\n".join(f"- {t}" for t in texts)}
     if kind == "todos":
         todos = [
             {"content": t, "status": s if s != "cancelled" else "pending", "activeForm": t[::-1]}
             for t, s in zip(texts, statuses, strict=True)
         ]
         return "TodoWrite", {"todos": todos}
-    entries = [
-        {"content": t, "priority": PRIORITIES[k % 3], "status": s}
-        for k, (t, s) in enumerate(zip(texts, statuses, strict=True))
-    ]
-    return "create_plan", {"type": "items", "entries": entries}
+    if kind == "markdown":
+        args: dict[str, Any] = {
+            "type": "markdown",
+            "content": "\n".join(f"- {t}" for t in texts),
+        }
+    else:
+        args = {
+            "type": "items",
+            "entries": [
+                {"content": t, "priority": PRIORITIES[k % 3], "status": s}
+                for k, (t, s) in enumerate(zip(texts, statuses, strict=True))
+            ],
+        }
+    if kind == "replacement":  # of the other plan's steps
+        return "update_plan", {"id": "other", **args}
+    if kind == "late id":  # the id after the steps: the previews move to it
+        args["id"] = "late"
+    return "create_plan", args
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    kind=st.sampled_from(["items", "markdown", "todos"]),
+    kind=st.sampled_from(["items", "markdown", "todos", "replacement", "late id"]),
     steps=st.lists(st.tuples(step_text, st.sampled_from(STATUSES)), min_size=1, max_size=40),
     form=st.sampled_from(list(WireForm)),
     other=st.integers(0, 30),
@@ -210,8 +222,8 @@ async def test_previews_stay_within_the_budget_times_the_final_notification(
     budget: int,
 ) -> None:
     # A preview at every chance (no interval): the budget alone holds them back. Measured as
-    # the ACP SDK's transports write them (compact JSON, non-ASCII escaped) and as
-    # `json.dumps` does by default, whatever the plan, the form and the other plans shown.
+    # the ACP SDK's transports write them (compact JSON, non-ASCII escaped), whatever the
+    # plan, the form and the other plans every legacy update carries.
     send = RecordingSend()
     session = PlanSession(
         send,
@@ -221,18 +233,22 @@ async def test_previews_stay_within_the_budget_times_the_final_notification(
         preview_budget=budget,
         dialects=("llm_plans", "claude_todos"),
     )
-    if other:
-        entries = [{"content": f"Other step {n}"} for n in range(other)]
-        assert (await session.call("create_plan", {"type": "items", "entries": entries})).ok
+    if other or kind == "replacement":
+        entries = [{"content": f"Other step {n}"} for n in range(max(other, 1))]
+        created = {"type": "items", "id": "other", "entries": entries}
+        assert (await session.call("create_plan", created)).ok
     tool, args = _plan_call(kind, [t for t, _ in steps], [s for _, s in steps])
     text = json.dumps(args, indent=indent, ensure_ascii=ascii_only)
     before = len(send.sent)
     await stream(session, "c", tool, text, size=size)
     previews = send.sent[before:]
     assert (await session.finish("c")).ok
-    final = send.sent[-1]
-    for dumps in (lambda p: json.dumps(p, separators=(",", ":")), json.dumps):
-        assert sum(len(dumps(p)) for p in previews) <= budget * len(dumps(final))
+    final = send.sent[before + len(previews) :]  # (with a moved id, the old one's removal)
+    if not final:  # the last preview showed it all already
+        previews, final = previews[:-1], previews[-1:]
+    compact = functools.partial(json.dumps, separators=(",", ":"))
+    size = sum(len(compact(p)) for p in final)
+    assert sum(len(compact(p)) for p in previews) <= budget * size
     for params in send.sent:
         check_compliant(session.form, params)
 

@@ -64,7 +64,10 @@ class Flight:
     """Bytes of argument text at each preview held back so far, added up: they have a
     budget of their own, as large as `previewed`'s."""
     retry_at: float = 0
-    """After a preview was held back, the text size from which another may pass."""
+    """The text size from which another preview may pass, as far as can be told."""
+    sent_weight: int = 0
+    """The bytes of the last preview sent, and `size` then."""
+    sent_size: int = 0
     scale: Scale = field(default_factory=Scale)
     """Weighs its previews, each only by what the last one did not carry."""
     held_back: bool = False
@@ -224,19 +227,26 @@ class Flight:
         weight = 0
         for update in updates:
             weight += self.scale.weigh(session_id, update)
-        if self.sent and (self.budget <= 1 or self.sent > (self.budget - 1) * weight):
-            # Tried again once the text has grown as much as this preview falls short, as
-            # far as its weight grows with the text; the try counts as held back.
+        passed = not self.sent or (self.budget > 1 and self.sent <= (self.budget - 1) * weight)
+        # The rate the previews' weight grows with the text, since the last one sent.
+        grown = self.size - self.sent_size
+        rate = (weight - self.sent_weight) / grown if grown > 0 else 0.0
+        if passed:
+            self.sent += weight
+            self.sent_weight, self.sent_size = weight, self.size
+        else:
             self.held_back = True
-            self.previewed -= self.size
+            self.previewed -= self.size  # the try counts as held back
             self.held += self.size
-            if self.budget <= 1:
-                self.retry_at = math.inf
-            else:
-                self.retry_at = self.size * self.sent / ((self.budget - 1) * weight)
-            return False
-        self.sent += weight
-        return True
+        # No preview is worked out again before it would pass, as far as that rate goes on,
+        # nor (whatever the rate) after the text has doubled: a call's steps may grow
+        # otherwise than the ones before (statuses first, then new texts).
+        if self.budget <= 1:
+            self.retry_at = math.inf
+        else:
+            missing = self.sent / (self.budget - 1) - weight
+            self.retry_at = self.size + (min(missing / rate, self.size) if rate > 0 else self.size)
+        return passed
 
     def cancel_timer(self) -> None:
         if self.timer is not None:

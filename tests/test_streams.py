@@ -253,6 +253,63 @@ async def test_previews_stay_within_the_budget_times_the_final_notification(
         check_compliant(session.form, params)
 
 
+async def test_a_changes_stream_keeps_showing_steps_once_they_start_to_grow() -> None:
+    # Statuses first (the plan hardly grows), then new texts (it grows fourfold): the pace
+    # the previews learnt from the first part must not keep the second part from showing.
+    send = RecordingSend()
+    session = session_of(send)
+    entries = [{"content": f"Step {n}"} for n in range(60)]
+    await session.call("create_plan", {"type": "items", "id": "p", "entries": entries})
+    changes: list[dict[str, Any]] = [{"step": n, "status": "completed"} for n in range(1, 11)]
+    changes += [{"step": n, "content": f"Rewritten: step {n} " * 6} for n in range(11, 61)]
+    text = json.dumps({"id": "p", "changes": changes})
+    middle = text.index('"step": 11')
+    await stream(session, "c", "update_plan", text[:middle], size=4)
+    before = len(send.sent)
+    await stream(session, "c", "update_plan", text[middle:], size=4)
+    rewritten = [
+        sum(e["content"].startswith("Rewritten") for e in params["update"]["plan"]["entries"])
+        for params in send.sent[before:]
+    ]
+    assert len(rewritten) >= 3
+    assert rewritten == sorted(rewritten)
+    assert rewritten[0] > 0
+    assert (await session.finish("c")).ok
+    client_matches(session, send)
+
+
+@pytest.mark.parametrize("kind", ["items", "markdown"])
+async def test_the_previews_worked_out_stay_few_for_thousands_of_tiny_steps(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Tiny steps make each notification weigh several times its text (in the legacy form
+    # most): previews held back must not make the work grow with the steps.
+    import llm_plans._session
+
+    worked_out: list[int] = []
+    real = llm_plans._session.preview
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        worked_out.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(llm_plans._session, "preview", counting)
+    send = RecordingSend()
+    session = session_of(send, form="legacy", limits=Limits(max_entries=10_000))
+    if kind == "items":
+        args: dict[str, Any] = {
+            "type": "items",
+            "entries": [{"content": f"s{k}"} for k in range(5000)],
+        }
+    else:
+        args = {"type": "markdown", "content": "\n".join(f"- s{k}" for k in range(5000))}
+    await stream(session, "c", "create_plan", json.dumps(args), size=1)
+    assert (await session.finish("c")).ok
+    assert len(send.sent) > 20
+    assert len(worked_out) < 150
+    assert len(send.sent[-1]["update"]["entries"]) == 5000  # the legacy list, every step
+
+
 async def test_abort_takes_back_every_preview_and_frees_the_id() -> None:
     send = RecordingSend()
     session = session_of(send)

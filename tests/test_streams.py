@@ -30,6 +30,21 @@ async def stream(
         await session.feed(call_id, tool, text[start : start + size])
 
 
+def counted(monkeypatch: pytest.MonkeyPatch, name: str) -> list[int]:
+    """The calls the session makes to its core function `name` from now on, one item each."""
+    import llm_plans._session
+
+    calls: list[int] = []
+    real = getattr(llm_plans._session, name)
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(llm_plans._session, name, counting)
+    return calls
+
+
 def client_matches(session: PlanSession, send: RecordingSend) -> None:
     for params in send.sent:
         check_compliant(session.form, params)
@@ -284,16 +299,7 @@ async def test_the_previews_worked_out_stay_few_for_thousands_of_tiny_steps(
 ) -> None:
     # Tiny steps make each notification weigh several times its text (in the legacy form
     # most): previews held back must not make the work grow with the steps.
-    import llm_plans._session
-
-    worked_out: list[int] = []
-    real = llm_plans._session.preview
-
-    def counting(*args: Any, **kwargs: Any) -> Any:
-        worked_out.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(llm_plans._session, "preview", counting)
+    worked_out = counted(monkeypatch, "preview")
     send = RecordingSend()
     session = session_of(send, form="legacy", limits=Limits(max_entries=10_000))
     if kind == "items":
@@ -360,16 +366,7 @@ async def test_removing_a_plan_an_update_is_streaming_to_removes_it_at_once() ->
 async def test_previews_the_core_refuses_still_count_against_the_budget(
     text: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import llm_plans._session
-
-    attempts: list[int] = []
-    real = llm_plans._session.apply
-
-    def counting(*args: Any, **kwargs: Any) -> Any:
-        attempts.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(llm_plans._session, "apply", counting)
+    attempts = counted(monkeypatch, "apply")
     session = session_of(RecordingSend())
     await stream(session, "c", "create_plan", text, size=4)
     assert not (await session.finish("c")).ok

@@ -53,6 +53,12 @@ def markdown_items(text: str) -> list[tuple[str, str]]:
     return items
 
 
+def may_hold_items(text: str) -> bool:
+    """False when no line of `text` can be a list item, wherever it stands (in a fence or
+    not): then `text` adds nothing to what `markdown_items` finds in a text it ends."""
+    return any(map(_ITEM.match, text.splitlines()))
+
+
 def headline(text: str) -> str:
     """The first non-empty line of a Markdown text, without heading marks."""
     for line in text.splitlines():

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from . import _wire
 from ._book import Json, Stored
 from ._errors import ConfigurationError
-from ._legacy import Flattener, markdown_items
+from ._legacy import Flattener, markdown_items, may_hold_items
 from ._wire import WireForm
 
 Send = Callable[[Json], Awaitable[Any]]
@@ -184,6 +184,11 @@ class Outbox:
                     self._held[plan_id] = held
             return _nothing_sent()
         return self._deliver(updates)
+
+    def shows_lines(self, lines: str) -> bool:
+        """Whether markdown lines added to a plan can change what the client is shown: in
+        the legacy form and v2's stable form a markdown plan shows only its list items."""
+        return self.form not in (WireForm.LEGACY, WireForm.V2) or may_hold_items(lines)
 
     def _showing(
         self, plan_id: str, plans: Mapping[str, Stored], previews: Mapping[str, Stored]

@@ -374,11 +374,13 @@ class PlanSession:
         flight.pending = flight.due = False
         if not flight.scan():
             return
+        fields = flight.fields()
+        if fields is not None and not self._shows_more(flight, fields):
+            return  # nothing the client would see changed: not worked out, not counted
         # Every attempt counts against the budget, shown or not: working out a preview costs
         # about the text so far, and a call whose previews the core keeps refusing must not
         # cost that on every step.
         flight.previewed_now(asyncio.get_running_loop().time())
-        fields = flight.fields()
         if fields is None or not _showable(flight.tool, fields):
             return
         held = self._streams.held(but=flight)
@@ -414,6 +416,15 @@ class PlanSession:
             flight.preview = before
             if not showing:
                 del flight.shown[plan.id]
+
+    def _shows_more(self, flight: Flight, fields: Mapping[str, Any]) -> bool:
+        # A markdown plan's new lines, where the client is shown only its list items: a
+        # preamble of prose must not spend the budget its checklist needs.
+        content = fields.get("content")
+        if not isinstance(flight.tool, str) or not isinstance(content, str):
+            return True
+        new, flight.lines_seen = content[flight.lines_seen :], len(content)
+        return self._outbox.shows_lines(new)
 
     def _start_flush(self, call_id: str, flight: Flight) -> None:
         flight.timer = None

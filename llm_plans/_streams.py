@@ -70,6 +70,8 @@ class Flight:
     sent_size: int = 0
     scale: Scale = field(default_factory=Scale)
     """Weighs its previews, each only by what the last one did not carry."""
+    lines_seen: int = 0
+    """How much of a markdown plan's final text the previews looked at for list items."""
     held_back: bool = False
     """The last preview worked out was too small a share of the budget to go out."""
     last_at: float = float("-inf")
@@ -220,20 +222,28 @@ class Flight:
 
     def passes(self, session_id: str, updates: list[Json]) -> bool:
         """Whether a preview's notifications go out (the outbox asks, with all there is to
-        send): when the previews sent so far are at most `budget - 1` times what they weigh.
-        With them, all previews then stay within `budget` times the final notification, as
-        long as that shows at least as much as they do (a plan written out, as creates and
-        replacements are, always does)."""
-        weight = 0
+        send): when the previews sent so far, with whatever else goes out beside this one's
+        plan (the removal of the id it moved from, a change the client missed), are at most
+        `budget - 1` times what the plan's own notification weighs. All previews then stay
+        within `budget` times what the finished call sends, as long as that shows at least
+        as much as they did (a plan written out, as creates and replacements are, always
+        does)."""
+        own = rest = 0
+        shown = None if self.preview is None else self.preview.id
         for update in updates:
-            weight += self.scale.weigh(session_id, update)
-        passed = not self.sent or (self.budget > 1 and self.sent <= (self.budget - 1) * weight)
-        # The rate the previews' weight grows with the text, since the last one sent.
+            weight = self.scale.weigh(session_id, update)
+            if _plan_id(update) in (None, shown):  # (the legacy update carries every plan)
+                own += weight
+            else:
+                rest += weight
+        budget = self.budget
+        passed = not self.sent or (budget > 1 and self.sent + rest <= (budget - 1) * own)
+        # The rate the preview's weight grows with the text, since the last one sent.
         grown = self.size - self.sent_size
-        rate = (weight - self.sent_weight) / grown if grown > 0 else 0.0
+        rate = (own - self.sent_weight) / grown if grown > 0 else 0.0
         if passed:
-            self.sent += weight
-            self.sent_weight, self.sent_size = weight, self.size
+            self.sent += own + rest
+            self.sent_weight, self.sent_size = own, self.size
         else:
             self.held_back = True
             self.previewed -= self.size  # the try counts as held back
@@ -241,11 +251,13 @@ class Flight:
         # No preview is worked out again before it would pass, as far as that rate goes on,
         # nor (whatever the rate) after the text has doubled: a call's steps may grow
         # otherwise than the ones before (statuses first, then new texts).
-        if self.budget <= 1:
-            self.retry_at = math.inf
+        missing = math.inf if budget <= 1 else self.sent / (budget - 1) - own
+        if missing <= 0:
+            self.retry_at = 0
+        elif rate > 0:
+            self.retry_at = self.size + min(missing / rate, self.size)
         else:
-            missing = self.sent / (self.budget - 1) - weight
-            self.retry_at = self.size + (min(missing / rate, self.size) if rate > 0 else self.size)
+            self.retry_at = math.inf if missing == math.inf else 2 * self.size
         return passed
 
     def cancel_timer(self) -> None:
@@ -331,3 +343,9 @@ class Streams:
 def _still_applies(tool: ToolName | DialectTool, exists: bool) -> bool:
     # A dialect's list is written whole whether or not it exists; ours create or update.
     return not isinstance(tool, str) or exists == (tool == "update_plan")
+
+
+def _plan_id(update: Json) -> str | None:
+    body = update.get("plan", update)
+    plan_id = body.get("planId", body.get("id"))
+    return plan_id if isinstance(plan_id, str) else None

@@ -173,6 +173,29 @@ async def test_a_legacy_markdown_preview_waits_for_list_items() -> None:
     }
 
 
+@pytest.mark.parametrize("form", ["legacy", "v2"])
+async def test_a_markdown_preamble_does_not_spend_the_previews_its_checklist_needs(
+    form: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # These forms show a markdown plan's list items only: lines of prose before them change
+    # nothing the client sees, so they are neither worked out nor counted.
+    worked_out = counted(monkeypatch, "preview")
+    send = RecordingSend()
+    session = session_of(send, form=form)
+    prose = "".join(f"Context line {n}, which says why the work matters.\n" for n in range(300))
+    items = "".join(f"- [ ] Step {n}\n" for n in range(30))
+    text = json.dumps({"type": "markdown", "content": f"# Plan\n\n{prose}\n{items}"})
+    await stream(session, "c", "create_plan", text, size=4)
+    shown = [len(u["plan"]["entries"] if "plan" in u else u["entries"]) for u in send.updates]
+    assert len(shown) >= 5
+    assert shown == sorted(shown)
+    assert len(worked_out) <= len(shown) + 2
+    assert (await session.finish("c")).ok
+    last = send.updates[-1]
+    steps = last["plan"]["entries"] if "plan" in last else last["entries"]
+    assert [e["content"] for e in steps] == [f"Step {n}" for n in range(30)]
+
+
 async def test_previews_of_a_long_plan_stay_within_the_default_budget() -> None:
     send = RecordingSend()
     session = session_of(send)
@@ -219,11 +242,11 @@ def _plan_call(kind: str, texts: list[str], statuses: list[str]) -> tuple[str, d
     steps=st.lists(st.tuples(step_text, st.sampled_from(STATUSES)), min_size=1, max_size=40),
     form=st.sampled_from(list(WireForm)),
     other=st.integers(0, 30),
-    session_id=st.sampled_from(["s", "sess_" + "7f3a" * 8, "séance"]),
+    session_id=st.sampled_from(["s", "sess_" + "7f3a" * 8, "séance", "x" * 300]),
     indent=st.sampled_from([None, 2]),
     ascii_only=st.booleans(),
     size=st.integers(1, 16),
-    budget=st.sampled_from([1, 2, 4, 8, 16]),
+    budget=st.sampled_from([1, 1.5, 2, 4, 8, 16]),
 )
 async def test_previews_stay_within_the_budget_times_the_final_notification(
     kind: str,
@@ -234,7 +257,7 @@ async def test_previews_stay_within_the_budget_times_the_final_notification(
     indent: int | None,
     ascii_only: bool,
     size: int,
-    budget: int,
+    budget: float,
 ) -> None:
     # A preview at every chance (no interval): the budget alone holds them back. Measured as
     # the ACP SDK's transports write them (compact JSON, non-ASCII escaped), whatever the

@@ -45,6 +45,12 @@ def counted(monkeypatch: pytest.MonkeyPatch, name: str) -> list[int]:
     return calls
 
 
+@pytest.fixture
+def worked_out(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The previews the session works out (its core's `preview` calls), one item each."""
+    return counted(monkeypatch, "preview")
+
+
 def client_matches(session: PlanSession, send: RecordingSend) -> None:
     for params in send.sent:
         check_compliant(session.form, params)
@@ -175,11 +181,10 @@ async def test_a_legacy_markdown_preview_waits_for_list_items() -> None:
 
 @pytest.mark.parametrize("form", ["legacy", "v2"])
 async def test_a_markdown_preamble_does_not_spend_the_previews_its_checklist_needs(
-    form: str, monkeypatch: pytest.MonkeyPatch
+    form: str, worked_out: list[int]
 ) -> None:
     # These forms show a markdown plan's list items only: lines of prose before them change
     # nothing the client sees, so they are neither worked out nor counted.
-    worked_out = counted(monkeypatch, "preview")
     send = RecordingSend()
     session = session_of(send, form=form)
     prose = "".join(f"Context line {n}, which says why the work matters.\n" for n in range(300))
@@ -318,11 +323,10 @@ async def test_a_changes_stream_keeps_showing_steps_once_they_start_to_grow() ->
 
 @pytest.mark.parametrize("kind", ["items", "markdown"])
 async def test_the_previews_worked_out_stay_few_for_thousands_of_tiny_steps(
-    kind: str, monkeypatch: pytest.MonkeyPatch
+    kind: str, worked_out: list[int]
 ) -> None:
     # Tiny steps make each notification weigh several times its text (in the legacy form
     # most): previews held back must not make the work grow with the steps.
-    worked_out = counted(monkeypatch, "preview")
     send = RecordingSend()
     session = session_of(send, form="legacy", limits=Limits(max_entries=10_000))
     if kind == "items":

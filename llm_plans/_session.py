@@ -410,7 +410,6 @@ class PlanSession:
         flight.preview = plan
         flight.shown[plan.id] = None
         # A preview that fails to arrive is re-sent by the call's final notification.
-        flight.held_back = False
         await self._show(flight.shown if moved else (plan.id,), gate=flight)
         if flight.held_back:  # too small a share of the budget: the client keeps the last
             flight.preview = before

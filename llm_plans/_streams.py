@@ -18,7 +18,7 @@ from ._errors import StreamError
 from ._models import ToolName
 from ._prefix import FinalPrefix
 from ._preview import Built
-from ._wire import Scale
+from ._wire import Scale, plan_of
 from .dialects._base import DialectTool, name_of
 
 # All previews of one call send at most this many times the call's final notification in
@@ -219,6 +219,7 @@ class Flight:
         """A preview is being worked out: it counts against the budget, shown or not."""
         self.previewed += self.size
         self.last_at = now
+        self.held_back = False
 
     def passes(self, session_id: str, updates: list[Json]) -> bool:
         """Whether a preview's notifications go out (the outbox asks, with all there is to
@@ -232,7 +233,7 @@ class Flight:
         shown = None if self.preview is None else self.preview.id
         for update in updates:
             weight = self.scale.weigh(session_id, update)
-            if _plan_id(update) in (None, shown):  # (the legacy update carries every plan)
+            if plan_of(update) in (None, shown):  # (the legacy update carries every plan)
                 own += weight
             else:
                 rest += weight
@@ -251,13 +252,13 @@ class Flight:
         # No preview is worked out again before it would pass, as far as that rate goes on,
         # nor (whatever the rate) after the text has doubled: a call's steps may grow
         # otherwise than the ones before (statuses first, then new texts).
-        missing = math.inf if budget <= 1 else self.sent / (budget - 1) - own
+        missing = self.sent / (budget - 1) - own if budget > 1 else math.inf
         if missing <= 0:
             self.retry_at = 0
-        elif rate > 0:
-            self.retry_at = self.size + min(missing / rate, self.size)
+        elif missing == math.inf:  # with a budget of 1, nothing after the first goes out
+            self.retry_at = math.inf
         else:
-            self.retry_at = math.inf if missing == math.inf else 2 * self.size
+            self.retry_at = self.size + (min(missing / rate, self.size) if rate > 0 else self.size)
         return passed
 
     def cancel_timer(self) -> None:
@@ -343,9 +344,3 @@ class Streams:
 def _still_applies(tool: ToolName | DialectTool, exists: bool) -> bool:
     # A dialect's list is written whole whether or not it exists; ours create or update.
     return not isinstance(tool, str) or exists == (tool == "update_plan")
-
-
-def _plan_id(update: Json) -> str | None:
-    body = update.get("plan", update)
-    plan_id = body.get("planId", body.get("id"))
-    return plan_id if isinstance(plan_id, str) else None

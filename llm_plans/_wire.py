@@ -278,6 +278,14 @@ def _entries_weight(entries: list[Json]) -> int:
     return size
 
 
+def plan_of(update: Json) -> str | None:
+    """The id of the plan a `plan_update` or `plan_removed` is about; None for the legacy
+    update (every plan's entries), whatever the form's key for it."""
+    body = update.get("plan", update)
+    plan_id = body.get("planId", body.get("id"))
+    return plan_id if isinstance(plan_id, str) else None
+
+
 def _compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 

@@ -20,6 +20,8 @@ from timing import Ratio, VirtualClockLoop, compare
 from workload import CAPS, DumpingSend, compact, entries
 
 from llm_plans import PlanSession
+from llm_plans._arguments import valid_as_sent
+from llm_plans._builder import Rules, usual_items
 
 STREAM_SIZES = (20, 80, 200)
 FRAGMENT = 4  # bytes per fragment: about one token, as the model APIs stream them
@@ -67,6 +69,63 @@ async def _keep(kept: list[str], fragment: str) -> bool:
     fragment and look for a character that may end a step."""
     kept.append(fragment)
     return "}" in fragment or "]" in fragment
+
+
+class LeastPreviews:
+    """The least work that sends a stream's previews where the session sends them: a lower
+    bound for any implementation, not one (the library never uses it).
+
+    Each fragment is kept in one awaited coroutine, as `feed` is one. Told in advance at
+    which fragments the session's previews went out and how many steps each showed, it
+    skips looking for where a step ends and deciding whether a preview is worth its bytes.
+    At those fragments it does what no preview can skip: under a lock, it decodes the steps
+    that became final since the last preview (one C-speed decode each, a colon count
+    standing in for the duplicate-key proof), validates them with the library's own checks
+    (`valid_as_sent`, `usual_items`), appends them to the steps shown before, builds the
+    notification as a plain dict and awaits the send. `live` holds its notifications equal
+    to the session's previews before anything is timed.
+    """
+
+    def __init__(self, text: str, shows: dict[int, int], send: Any) -> None:
+        self._text = text
+        self._shows = shows  # fragment number -> steps the preview sent there shows
+        self._send = send
+        self._decoder = json.JSONDecoder()
+        self._rules = Rules()
+        self._lock = asyncio.Lock()
+        self.begin()
+
+    def begin(self) -> None:
+        """A new stream of the same text."""
+        self._kept: list[str] = []
+        self._entries: tuple[dict[str, Any], ...] = ()
+        self._start = self._text.index("[") + 1  # where the next step's object starts
+
+    async def take(self, number: int, fragment: str) -> None:
+        """Fragment `number` (from 1), kept (in this one coroutine, as `feed` is one), and the
+        preview sent there."""
+        self._kept.append(fragment)
+        shows = self._shows.get(number)
+        if shows is None:
+            return
+        async with self._lock:
+            text, start = "".join(self._kept), self._start
+            new = []
+            while len(self._entries) + len(new) < shows:
+                value, end = self._decoder.raw_decode(text, start)
+                if text.count(":", start, end) != len(value):
+                    raise ValueError("a duplicate key: the benchmark's text has none")
+                new.append(value)
+                start = end + 1
+            self._start = start
+            args = valid_as_sent("create_plan", {"type": "items", "id": PLAN_ID, "entries": new})
+            built = usual_items(PLAN_ID, args["entries"], self._rules, None) if args else None
+            if built is None:
+                raise ValueError("not the usual steps: LeastPreviews handles only those")
+            self._entries += built.entries
+            plan = {"type": "items", "planId": PLAN_ID, "entries": list(self._entries)}
+            update = {"sessionUpdate": "plan_update", "plan": plan}
+            await self._send({"sessionId": "s", "update": update})
 
 
 def split(text: str) -> list[str]:
@@ -126,15 +185,19 @@ def live(n: int, rounds: int) -> list[object]:
     session = PlanSession(observer, session_id="s", client_capabilities=CAPS)
     plain = PlanSession(DumpingSend(), session_id="s", client_capabilities=CAPS)
 
-    async def drive(feed: bool, least: bool = False) -> None:
+    async def drive(feed: bool, least: bool = False, bound: LeastPreviews | None = None) -> None:
         # An agent's loop turns once per fragment it reads from the network: so does this
         # driver, and `idle` (the driver without a session) is subtracted from the CPU.
         kept: list[str] = []
+        if bound is not None:
+            bound.begin()
         for position, fragment in enumerate(fragments, 1):
             due = loop.advance(interval)
             observer.fragment = position
             if feed:
                 await session.feed("c", "create_plan", fragment)
+            elif bound is not None:
+                await bound.take(position, fragment)
             elif least:  # the floor: what any session must do per fragment and preview
                 await _keep(kept, fragment)
                 for params in observer.previews.get(position, ()):
@@ -147,7 +210,7 @@ def live(n: int, rounds: int) -> list[object]:
         if feed:
             assert (await session.finish("c")).ok
             await session.call("remove_plan", REMOVE)
-        elif least:
+        elif least or bound is not None:
             await plain.call("create_plan", text)
             await plain.call("remove_plan", REMOVE)
 
@@ -177,7 +240,20 @@ def live(n: int, rounds: int) -> list[object]:
         streamed(1)
         observer.keeping = False
         observed = list(observer.seen)
-        t = compare([streamed, idle, unstreamed, floor], rounds)
+        shows = {f: count for _, f, count, _ in observed if f != FINISHING}
+        bound = LeastPreviews(text, shows, observer)
+
+        def bounded(number: int) -> None:
+            for _ in range(number):
+                loop.run_until_complete(drive(feed=False, bound=bound))
+
+        observer.keeping = True
+        previews, observer.previews = observer.previews, {}
+        bounded(1)  # it sends what the session's previews sent, where they sent it
+        observer.keeping = False
+        if observer.previews != previews:
+            raise AssertionError("LeastPreviews no longer sends the session's previews")
+        t = compare([streamed, idle, unstreamed, floor, bounded], rounds)
     finally:
         loop.close()
 
@@ -187,14 +263,16 @@ def live(n: int, rounds: int) -> list[object]:
         shown = next(when for when, _, count, _ in observed if count > k)
         latencies.append(shown - arrived)
     samples = list(zip(*t.samples, strict=True))
-    cpu = Ratio(tuple((s - i) / u for s, i, u, _ in samples))
-    least = Ratio(tuple((f - i) / u for _, i, u, f in samples))
+    cpu = Ratio(tuple((s - i) / u for s, i, u, _, _ in samples))
+    floor_ratio = Ratio(tuple((f - i) / u for _, i, u, f, _ in samples))
+    bound_ratio = Ratio(tuple((b - i) / u for _, i, u, _, b in samples))
     total = sum(size for *_, size in observed)
     return [
         n,
         f"{len(fragments) * interval:.0f}",
         cpu.cell(),
-        least.cell(),
+        floor_ratio.cell(),
+        bound_ratio.cell(),
         len(observed),
         f"{total / observed[-1][3]:.1f}x",
         f"{statistics.median(latencies) * 1e3:.0f} / {max(latencies) * 1e3:.0f}",

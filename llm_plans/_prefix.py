@@ -88,6 +88,9 @@ class FinalPrefix:
         self._before_list: Any = None
         self.steps = 0
         """Turns of the scanning loop so far: linear in the text (the tests count them)."""
+        self.text_elements = 0
+        """Elements of list values that were strings (steps sent as text), complete so far."""
+        self._structured = False  # an element of a list value was an object or an array
 
     def feed(self, text: str) -> bool:
         """Scan a fragment; True when something new became final with it."""
@@ -101,6 +104,18 @@ class FinalPrefix:
         base, self._length = self._length, self._length + len(text)
         self._scan(text, base)
         return self._final_at != before and not self.broken
+
+    @property
+    def commas_may_end_steps(self) -> bool:
+        """Whether a `,` still to come may end a list element that is a string (a step sent
+        as text, which no `}` or `]` ends): not once a list's elements are objects or
+        arrays, once the first list has closed, or while a text value streams."""
+        return not (
+            self._structured
+            or self._list_close >= 0
+            or self.broken
+            or (self._string == _VALUE and self._key in self._text_keys)
+        )
 
     @property
     def complete(self) -> bool:
@@ -190,7 +205,7 @@ class FinalPrefix:
                 if run is not None:
                     at = run.end()
                     self._final(base + at, "]}")
-                    self._done = True
+                    self._done = self._structured = True
                     continue
             if self._depth >= (3 if self._list_depth else 2):
                 at = _SKIP.match(text, at).end()  # type: ignore[union-attr]
@@ -246,6 +261,7 @@ class FinalPrefix:
         elif role == _ELEMENT:
             self._final(after, "]}")
             self._done = True
+            self.text_elements += 1
 
     def _structural(self, char: str, offset: int) -> None:
         depth = self._depth
@@ -260,6 +276,8 @@ class FinalPrefix:
                 self._string = _INNER
         elif char in "{[":
             self._depth = depth + 1
+            if depth == 2 and self._list_depth == 2:
+                self._structured = True
             if self._depth > _MAX_DEPTH:
                 self.broken = True
             elif depth == 1 and char == "[" and self._key in self._list_keys:

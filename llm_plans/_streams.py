@@ -90,13 +90,18 @@ class Flight:
     _scanned: int = 0
     _decoder: Any = None
     _previewable: bool = True
+    _commas: bool = True
+    """A `,` may still end a step sent as text: such a fragment is scanned when taken."""
 
     def add(self, fragment: str | bytes | Mapping[str, Any]) -> bool:
         """Take a fragment; True when it may let a preview show something new.
 
         Most fragments cost an append: the text is scanned only when a fragment holds a
         character that can end a step (`}` or `]`) or a markdown line (the `\\` of `\\n`),
-        and then in one piece with what came before it.
+        and then in one piece with what came before it. Steps sent as text (`"entries":
+        ["Write the tests", ...]`, which the core repairs) end at a `,`: until the scanner
+        knows the steps are objects, a fragment with one is scanned at once, and may let a
+        preview show more only when a step did end.
         """
         # The common case first, in as few steps as can be: this runs for every token. Text
         # while no bytes were fed (none to keep as fed) and the call is previewable; isascii()
@@ -110,7 +115,12 @@ class Flight:
         ):
             self.size += len(fragment)
             self.parts.append(fragment)
-            return "}" in fragment or "]" in fragment or "\\" in fragment
+            return (
+                "}" in fragment
+                or "]" in fragment
+                or "\\" in fragment
+                or (self._commas and "," in fragment and self._text_step())
+            )
         return self._add(fragment)
 
     def _add(self, fragment: str | bytes | Mapping[str, Any]) -> bool:
@@ -130,7 +140,12 @@ class Flight:
             self._previewable = False
             return False
         self.parts.append(text)
-        return self._previewable and ("}" in text or "]" in text or "\\" in text)
+        return self._previewable and (
+            "}" in text
+            or "]" in text
+            or "\\" in text
+            or (self._commas and "," in text and self._text_step())
+        )
 
     def _other(self, fragment: Any) -> tuple[str | None, int]:
         if isinstance(fragment, (bytes, bytearray)):
@@ -154,13 +169,25 @@ class Flight:
     def scan(self) -> bool:
         """Scan the text not scanned yet; True when something new is final since the last
         preview was worked out."""
+        self._scan_parts()
+        fresh, self.fresh = self.fresh, False
+        return fresh or self.whole is not None
+
+    def _scan_parts(self) -> None:
         if self._scanned < len(self.parts):
             text = "".join(self.parts[self._scanned :])
             self._scanned = len(self.parts)
             if self.scanner.feed(text):
                 self.fresh = True
-        fresh, self.fresh = self.fresh, False
-        return fresh or self.whole is not None
+
+    def _text_step(self) -> bool:
+        # A fragment with a `,` while steps may be text: scanned now, so that only a step
+        # that ended asks for a preview (a preview worked out for nothing starts the
+        # interval's clock and spends budget).
+        before = self.scanner.text_elements
+        self._scan_parts()
+        self._commas = self.scanner.commas_may_end_steps
+        return self.scanner.text_elements > before
 
     def _text_after_bytes(self, raw: list[bytes], fragment: str) -> None:
         # Kept as bytes, as the finished call gets them. Text after bytes that end inside a

@@ -464,3 +464,26 @@ def test_decoding_the_list_piece_by_piece_equals_one_parse_of_the_prefix(
                 if isinstance(old, list) and isinstance(new, list) and old and new:
                     assert all(a is b for a, b in zip(old, new, strict=False))
             before = got
+
+
+@pytest.mark.parametrize(
+    ("text", "ended", "commas"),
+    [
+        ('{"entries": ["Write the tests, then', 0, True),  # a comma inside a step
+        ('{"entries": ["Write the tests", "Ship', 1, True),
+        ('{"entries": ["a", "b"], "id": "p",', 2, False),  # the list has closed
+        ('{"entries": [{"content": "a"},', 0, False),  # steps are objects
+        ('{"entries": [{"content": "a, b", "status":', 0, False),  # inside the first one
+        ('{"type": "items", "id": "p",', 0, True),  # the list may still come
+        ('{"type": "markdown", "content": "- one, two', 0, False),  # a text streams
+    ],
+)
+def test_the_scanner_says_whether_a_comma_may_still_end_a_step_sent_as_text(
+    text: str, ended: int, commas: bool
+) -> None:
+    """Steps sent as text end at a comma, not a brace: the scanner counts those that ended,
+    and says when commas can end no more (so a stream stops looking at them)."""
+    scanner = FinalPrefix()
+    scanner.feed(text)
+    assert scanner.text_elements == ended
+    assert scanner.commas_may_end_steps is commas

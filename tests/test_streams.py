@@ -163,6 +163,52 @@ async def test_each_step_shows_when_its_closing_brace_arrives_in_spaced_json() -
     assert len(send.updates) == 5  # the last preview was the plan: not sent twice
 
 
+async def test_steps_sent_as_text_show_one_by_one_as_their_commas_arrive(
+    worked_out: list[int],
+) -> None:
+    """A step sent as text (which the core repairs) ends at the comma after it, not at a
+    brace; a comma inside a step's text asks for no preview."""
+    send = RecordingSend()
+    session = session_of(send)
+    steps = [f"Step {n}, then the next" for n in range(5)]
+    text = json.dumps({"type": "items", "entries": steps})
+    for char in text:
+        await session.feed("c", "create_plan", char)
+    assert [len(u["plan"]["entries"]) for u in send.updates] == [1, 2, 3, 4, 5]
+    assert len(worked_out) == 6  # one a step, and one as the arguments close
+    assert (await session.finish("c")).ok
+    assert [e["content"] for e in send.updates[-1]["plan"]["entries"]] == steps
+    client_matches(session, send)
+
+
+@given(
+    steps=st.lists(step_text, min_size=2, max_size=12),
+    size=st.integers(1, 9),
+    indent=st.none() | st.just(2),
+)
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+async def test_previews_of_steps_sent_as_text_are_the_plan_so_far(
+    steps: list[str], size: int, indent: int | None
+) -> None:
+    """Whatever the fragments: a step sent as text shows before the list closes, and every
+    preview shows the steps so far, as the finished call makes them."""
+    send = RecordingSend()
+    session = session_of(send)
+    text = json.dumps({"type": "items", "entries": steps}, indent=indent)
+    closing = text.rindex("]")
+    await stream(session, "c", "create_plan", text[:closing], size=size)
+    before_the_end = len(send.updates)
+    await stream(session, "c", "create_plan", text[closing:], size=size)
+    assert (await session.finish("c")).ok
+    final = send.updates[-1]["plan"]["entries"]
+    assert [e["content"] for e in final] == steps
+    assert before_the_end >= 1
+    for update in send.updates:
+        entries = update["plan"]["entries"]
+        assert entries == final[: len(entries)]
+    client_matches(session, send)
+
+
 async def test_a_legacy_markdown_preview_waits_for_list_items() -> None:
     send = RecordingSend()
     session = session_of(send, client_capabilities=None)

@@ -150,6 +150,8 @@ class Flight:
     def _other(self, fragment: Any) -> tuple[str | None, int]:
         if isinstance(fragment, (bytes, bytearray)):
             data = bytes(fragment)
+            if not data:  # (adapters open a call with one): keeps the text on its fast path
+                return "", 0
             if self._raw is None:
                 self._raw = [p.encode("utf-8", "surrogatepass") for p in self.parts]
             self._raw.append(data)
@@ -324,6 +326,7 @@ class Streams:
             if isinstance(tool, DialectTool):  # its list's items are what a preview shows
                 lists = () if tool.list_field is None else (tool.list_field,)
                 flight.scanner = FinalPrefix(list_keys=lists, text_keys=())
+                flight._commas = False  # its items are objects: no comma ends one
         elif flight.tool != tool:
             raise StreamError(
                 f"call {call_id!r} was started as {name_of(flight.tool)}, not {name_of(tool)}"

@@ -209,6 +209,29 @@ async def test_previews_of_steps_sent_as_text_are_the_plan_so_far(
     client_matches(session, send)
 
 
+async def test_a_dialects_list_looks_at_no_comma(worked_out: list[int]) -> None:
+    """A dialect's list items are objects (text items are refused): commas in its stream ask
+    for no preview, so items sent as text cost what they did before."""
+    send = RecordingSend()
+    session = session_of(send, dialects=["claude_todos"])
+    text = json.dumps({"todos": [f"Todo {n}, then more" for n in range(5)]})
+    for char in text:
+        await session.feed("c", "TodoWrite", char)
+    assert len(worked_out) <= 2  # at the list's `]` and the arguments' `}`
+    assert not (await session.finish("c")).ok
+
+
+def test_an_empty_bytes_fragment_keeps_a_streams_text_as_text() -> None:
+    """Provider adapters open a call with `b""`: the text after it is still taken on the
+    fast path, and the finished call gets it as the text it was."""
+    from llm_plans._streams import Flight
+
+    flight = Flight("create_plan", limit=1000)
+    assert not flight.add(b"")
+    assert flight.add('{"type":"items","entries":[{"content":"a"}')
+    assert flight.arguments() == ('{"type":"items","entries":[{"content":"a"}', None)
+
+
 async def test_a_legacy_markdown_preview_waits_for_list_items() -> None:
     send = RecordingSend()
     session = session_of(send, client_capabilities=None)

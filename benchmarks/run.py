@@ -418,8 +418,8 @@ def section_e(rounds: int) -> None:
     )
     report(
         "e4",
-        "What a stream adapter adds per chunk (one create_plan of 200 steps, a chunk a "
-        "token, as the APIs send them; SDK objects built by the SDK client from the SSE body; "
+        "What a stream adapter adds per chunk (one create_plan of 20 steps, replayed, a chunk "
+        "a token, as the APIs send them; SDK objects built by the SDK client from the SSE body; "
         "a session that does nothing): everything `await on_event(chunk)` costs, over a loop "
         "that only iterates the chunks",
         ["adapter", "chunks as", "chunks", "µs per chunk, median (IQR)", "target"],

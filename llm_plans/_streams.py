@@ -93,6 +93,12 @@ class Flight:
     _commas: bool = True
     """A `,` may still end a step sent as text: such a fragment is scanned when taken."""
 
+    def __post_init__(self) -> None:
+        if isinstance(self.tool, DialectTool):  # its list's items are what a preview shows
+            lists = () if self.tool.list_field is None else (self.tool.list_field,)
+            self.scanner = FinalPrefix(list_keys=lists, text_keys=())
+            self._commas = False  # its items are objects: no comma ends one
+
     def add(self, fragment: str | bytes | Mapping[str, Any]) -> bool:
         """Take a fragment; True when it may let a preview show something new.
 
@@ -323,10 +329,6 @@ class Streams:
         flight = self._flights.get(call_id)
         if flight is None:
             flight = self._flights[call_id] = Flight(tool, limit, self._budget)
-            if isinstance(tool, DialectTool):  # its list's items are what a preview shows
-                lists = () if tool.list_field is None else (tool.list_field,)
-                flight.scanner = FinalPrefix(list_keys=lists, text_keys=())
-                flight._commas = False  # its items are objects: no comma ends one
         elif flight.tool != tool:
             raise StreamError(
                 f"call {call_id!r} was started as {name_of(flight.tool)}, not {name_of(tool)}"

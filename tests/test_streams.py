@@ -172,8 +172,7 @@ async def test_steps_sent_as_text_show_one_by_one_as_their_commas_arrive(
     session = session_of(send)
     steps = [f"Step {n}, then the next" for n in range(5)]
     text = json.dumps({"type": "items", "entries": steps})
-    for char in text:
-        await session.feed("c", "create_plan", char)
+    await stream(session, "c", "create_plan", text)
     assert [len(u["plan"]["entries"]) for u in send.updates] == [1, 2, 3, 4, 5]
     assert len(worked_out) == 6  # one a step, and one as the arguments close
     assert (await session.finish("c")).ok
@@ -215,8 +214,7 @@ async def test_a_dialects_list_looks_at_no_comma(worked_out: list[int]) -> None:
     send = RecordingSend()
     session = session_of(send, dialects=["claude_todos"])
     text = json.dumps({"todos": [f"Todo {n}, then more" for n in range(5)]})
-    for char in text:
-        await session.feed("c", "TodoWrite", char)
+    await stream(session, "c", "TodoWrite", text)
     assert len(worked_out) <= 2  # at the list's `]` and the arguments' `}`
     assert not (await session.finish("c")).ok
 

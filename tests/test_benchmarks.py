@@ -118,13 +118,16 @@ def test_the_docs_prose_agrees_with_the_results() -> None:
     assert all(float(row[3].split("x")[0]) < 1 for row in by_key["b"]["rows"][1:])
     assert float(by_key["g"]["rows"][0][3].split("x")[0]) > 0.5  # most of the raw rate
     assert float(by_key["f"]["rows"][0][2].split("x")[0]) < 1.5  # about what a small file costs
-    assert float(by_key["a2"]["rows"][0][3].split("x")[0]) < 0.5  # a small fraction of a call
+    # snapshot(): timed on its own, within the goal; by difference, about a tenth of a call.
+    snapshot = by_key["a2"]["rows"][0]
+    assert float(snapshot[3].split("x")[0]) <= 0.1 < 2 * float(snapshot[4].split("x")[0])
     # The leanest composition of the work: cheaper than the session, yet over the 1.75x
     # targets at 10 entries and for two changes; about 1.5x at 100 entries.
     rows = {row[0]: row for row in by_key["a"]["rows"]}
     lean = {call: float(row[5].split("x")[0]) for call, row in rows.items()}
     ours = {call: float(row[3].split("x")[0]) for call, row in rows.items()}
-    assert all(lean[call] < ours[call] for call in rows)
+    # (at 400 entries the layers are about 1% of a call: the two are within the noise)
+    assert all(lean[call] < ours[call] for call in rows if call != "400 entries replaced")
     assert lean["10 entries replaced"] > 1.75 < lean["2 changes, 20 steps"]
     assert 1.4 <= lean["100 entries replaced"] <= 1.55 < ours["100 entries replaced"]
     default = [row for row in by_key["e3"]["rows"] if row[1] == "8"]

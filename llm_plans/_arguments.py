@@ -15,7 +15,6 @@ return plain dicts (entries ready to send) at a fraction of the cost of model in
 from __future__ import annotations
 
 import json
-import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from itertools import repeat
@@ -26,6 +25,7 @@ from pydantic import ValidationError as _ValidationError
 from typing_extensions import Required, TypedDict
 
 from . import _feedback
+from ._book import CONTENT
 from ._feedback import Problem
 from ._limits import Limits
 from ._models import PlanType, Priority, Status, ToolName
@@ -94,7 +94,6 @@ class RemoveArgs(TypedDict, total=False):
     id: Required[str]
 
 
-_CONTENT = operator.itemgetter("content")
 _ADAPTERS: dict[ToolName, TypeAdapter[Any]] = {
     "create_plan": TypeAdapter(CreateArgs),
     "update_plan": TypeAdapter(UpdateArgs),
@@ -200,7 +199,7 @@ def _one_pass(tool: ToolName, data: bytes) -> Any | None:
         if text is not None:
             colons -= text.count(":")
     if entries:
-        colons -= "".join(map(_CONTENT, entries)).count(":")
+        colons -= "".join(map(CONTENT, entries)).count(":")
     if changes:
         colons -= "".join(filter(None, map(dict.get, changes, repeat("content")))).count(":")
     return args if colons == keys else None

@@ -9,14 +9,13 @@ session holds is something a `create_plan` call would accept, and its snapshot r
 
 from __future__ import annotations
 
-import operator
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._book import Json, Stored
+from ._book import CONTENT, PRIORITY, STATUS, Json, Stored
 from ._feedback import Problem
 from ._limits import Limits
 from ._models import PlanType
@@ -24,9 +23,6 @@ from ._repair import finite
 from ._uris import file_uri
 
 FIELD_FOR: dict[PlanType, str] = {"items": "entries", "markdown": "content", "file": "uri"}
-_CONTENT = operator.itemgetter("content")
-_PRIORITY = operator.itemgetter("priority")
-_STATUS = operator.itemgetter("status")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # C0 and C1 control characters, and DEL
 _NOT_FINITE = (
     "NaN and Infinity are not JSON numbers (1e999 is Infinity); send finite numbers or strings."
@@ -130,7 +126,7 @@ def build(
                     "Group small steps.",
                 )
             )
-        longest = max(map(len, map(_CONTENT, raw))) if raw else 0
+        longest = max(map(len, map(CONTENT, raw))) if raw else 0
         lists = plan_id == rules.list_id  # written by a todo list's tools, which have no markdown
         if longest > limits.max_entry_chars:  # a C-speed check first: this runs per step
             for index, e in enumerate(raw):
@@ -189,15 +185,15 @@ def usual_items(plan_id: str, raw: list[Json], rules: Rules, meta: Json | None) 
     if (
         not raw
         or len(raw) > limits.max_entries
-        or max(map(len, map(_CONTENT, raw))) > limits.max_entry_chars
+        or max(map(len, map(CONTENT, raw))) > limits.max_entry_chars
     ):
         return None
     # Every entry says priority and status (a missing one raises KeyError, a null is falsy,
     # and every value they may take is a non-empty word): then each has at least three keys,
     # and three keys each means none has `_meta`.
     try:
-        statuses = tuple(map(_STATUS, raw))
-        if not all(statuses) or not all(map(_PRIORITY, raw)):
+        statuses = tuple(map(STATUS, raw))
+        if not all(statuses) or not all(map(PRIORITY, raw)):
             return None
     except KeyError:
         return None

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from json.encoder import encode_basestring_ascii as _escaped
 from typing import Any, Protocol, runtime_checkable
 
-from ._book import Stored, extra_of
+from ._book import CONTENT, PRIORITY, STATUS, Stored, extra_of
 from ._errors import ConfigurationError
 
 Json = dict[str, Any]
@@ -198,9 +198,6 @@ def notification(session_id: str, update: Json) -> Json:
 # punctuation: `{"content":,"priority":,"status":},` (its texts' quotes come with the texts).
 _ENTRY = 35
 _TEXTS = ("planId", "id", "content", "uri")
-_CONTENT = operator.itemgetter("content")
-_PRIORITY = operator.itemgetter("priority")
-_STATUS = operator.itemgetter("status")
 
 
 def weight(session_id: str, update: Json) -> int:
@@ -271,8 +268,8 @@ def _entries_weight(entries: list[Json]) -> int:
         return size
     # Each text joined into one, escaped in one call: a call per entry costs five times.
     # (the joined text's two quotes stand for one entry's; the others' are added)
-    size = (_ENTRY + 6) * len(entries) + len(_escaped("".join(map(_CONTENT, entries)))) - 2
-    size += len("".join(map(_PRIORITY, entries))) + len("".join(map(_STATUS, entries)))
+    size = (_ENTRY + 6) * len(entries) + len(_escaped("".join(map(CONTENT, entries)))) - 2
+    size += len("".join(map(PRIORITY, entries))) + len("".join(map(STATUS, entries)))
     if sum(map(len, entries)) != 3 * len(entries):  # some entry has `_meta`
         size += sum(len(_compact(e["_meta"])) + 9 for e in entries if "_meta" in e)
     return size

@@ -27,6 +27,7 @@ STREAM_SIZES = (20, 80, 200)
 FRAGMENT = 4  # bytes per fragment: about one token, as the model APIs stream them
 RATE = 200.0  # bytes per second: 50 tokens/s at about 4 bytes a token
 PLAN_ID = "p"
+CALL_ID = "c"
 REMOVE = '{"id":"p"}'
 
 
@@ -75,9 +76,12 @@ class LeanPreviews:
     """A lean composition that sends a stream's previews where the session sends them: what
     the previews' own work costs when nothing else is done (the library never uses it).
 
-    Each fragment is kept in one awaited coroutine, as `feed` is one. Told in advance at
-    which fragments the session's previews went out and how many steps each showed, it
-    skips looking for where a step ends and deciding whether a preview is worth its bytes.
+    Each fragment is taken in one awaited coroutine, as any `feed(call_id, name, fragment)`
+    must take it: the stream found by its call id and its tool checked (several calls may
+    stream at once), the fragment's bytes counted against the arguments limit (a stream
+    must stop keeping text past it) and the fragment kept. Told in advance at which fragments
+    the session's previews went out and how many steps each showed, it skips looking for
+    where a step ends and deciding whether a preview is worth its bytes.
     At each of those fragments, under a lock, it decodes the steps that became final since
     the last preview from the text that came since (json's C decoder, a colon count standing
     in for the duplicate-key proof), validates them with the library's own checks
@@ -97,19 +101,28 @@ class LeanPreviews:
         self._decoder = json.JSONDecoder()
         self._rules = Rules()
         self._lock = asyncio.Lock()
+        self._limit = self._rules.limits.max_arguments_bytes
         self.begin()
 
     def begin(self) -> None:
         """A new stream of the same text."""
+        self._streams: dict[str, tuple[str, list[int]]] = {CALL_ID: ("create_plan", [0])}
         self._kept: list[str] = []  # the fragments since the last preview
         self._rest = ""  # the text after the last step a preview decoded
         self._start = self._first  # where the next step starts, in `_rest` and what follows
         self._entries: list[dict[str, Any]] = []
 
-    async def take(self, number: int, fragment: str) -> None:
-        """Fragment `number` (from 1), kept, and the preview sent there."""
+    async def take(self, number: int, call_id: str, name: str, fragment: str) -> None:
+        """Fragment `number` (from 1) of the call, kept, and the preview sent there."""
+        stream = self._streams.get(call_id)
+        if stream is None or stream[0] != name:
+            raise ValueError("not the benchmark's call: LeanPreviews streams only that")
+        size = stream[1]
+        size[0] += len(fragment) if fragment.isascii() else len(fragment.encode())
+        if size[0] > self._limit:
+            raise ValueError("past the arguments limit: LeanPreviews streams only the usual")
         self._kept.append(fragment)
-        shows = self._shows.get(number)
+        shows = self._shows.get(number)  # (in place of looking at the fragment for a `}`)
         if shows is None:
             return
         async with self._lock:
@@ -202,9 +215,9 @@ def live(n: int, rounds: int) -> list[object]:
             due = loop.advance(interval)
             observer.fragment = position
             if feed:
-                await session.feed("c", "create_plan", fragment)
+                await session.feed(CALL_ID, "create_plan", fragment)
             elif bound is not None:
-                await bound.take(position, fragment)
+                await bound.take(position, CALL_ID, "create_plan", fragment)
             elif least:  # the floor: what any session must do per fragment and preview
                 await _keep(kept, fragment)
                 for params in observer.previews.get(position, ()):

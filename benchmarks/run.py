@@ -314,7 +314,7 @@ def section_ab(rounds: int) -> None:
             "snapshot() µs",
             "call µs",
             "snapshot / call, median (IQR); target <= 0.10x",
-            "in all / call, median (IQR)",
+            "in all / call, median (IQR); target <= 0.10x",
         ],
         [
             [

@@ -109,11 +109,12 @@ def test_the_docs_prose_agrees_with_the_results() -> None:
     floors = [float(row[3].split("x")[0]) for row in by_key["e2"]["rows"]]
     assert 5 <= floors[0] <= 8  # about 6x at 20 steps
     assert 8 < floors[-1] <= 11  # about 9x at 200: above the 8x goal
-    # The lean composition of the same stream: above the floor, over the 8x goal at every
-    # size, and below the session.
+    # The lean composition of the same stream: above the floor and below the session; about
+    # 9x at 20 steps, at the edge of the 8x goal once its leaner variants are counted.
     lean = [float(row[4].split("x")[0]) for row in by_key["e2"]["rows"]]
     streamed = [float(row[2].split("x")[0]) for row in by_key["e2"]["rows"]]
-    assert all(f < b and 8 < b < s for f, b, s in zip(floors, lean, streamed, strict=True))
+    assert all(f < b < s for f, b, s in zip(floors, lean, streamed, strict=True))
+    assert 8 < lean[0] < 11
     assert all(float(row[3].split("x")[0]) < 1 for row in by_key["b"]["rows"][1:])
     assert float(by_key["g"]["rows"][0][3].split("x")[0]) > 0.5  # most of the raw rate
     assert float(by_key["f"]["rows"][0][2].split("x")[0]) < 1.5  # about what a small file costs

@@ -213,17 +213,20 @@ def update_call(rounds: int) -> Timings:
         loop.close()
 
 
-def snapshot_cost(rounds: int) -> tuple[list[float], Timings]:
-    """Seconds of a `snapshot()` right after a commit, on its own, one figure per round;
-    and the timings of the 10-entry call with a snapshot after each (side 0) and alone
-    (side 1).
+def snapshot_cost(rounds: int) -> tuple[list[float], Timings, list[float]]:
+    """What a `snapshot()` right after a commit costs: on its own, in seconds, one figure
+    per round; the timings of the 10-entry call with a snapshot after each (side 0) and
+    alone (side 1); and, one figure per round, its whole cost as a share of a call when
+    other work runs between calls.
 
     The snapshot is taken right after each commit, as an agent persisting in `on_commit`
     takes it, so nothing of the previous state can be reused. It is timed on its own in a
     third side: this thread's CPU clock read just before and after it, less a pair of reads
     with nothing between (the clock's own cost). The difference between sides 0 and 1 is
-    what taking it costs in all, its effect on the next call included (its copies push the
-    call's data out of the caches).
+    what taking it costs in all, in a loop that does nothing but calls. An agent does much
+    between two plan calls (a model's reply, tools, I/O), so the last figure puts other
+    work (other memory, other code) before each call, outside the clock, and compares the
+    calls followed by a snapshot with those that are not, in the same rounds.
     """
     loop = asyncio.new_event_loop()
     session, _ = _session(10, loop)
@@ -252,11 +255,33 @@ def snapshot_cost(rounds: int) -> tuple[list[float], Timings]:
 
         own.append(loop.run_until_complete(batch()))
 
+    memory, zeros = bytearray(2 << 20), bytes(2 << 20)  # more than a core's own caches
+    unrelated = [{"step": k, "words": [str(w) for w in range(12)]} for k in range(400)]
+
+    def other_work() -> None:
+        memory[:] = zeros
+        json.dumps(unrelated)
+        sorted(map(str, range(500)))
+
+    async def between(groups: int) -> float:
+        spent = [0, 0]  # ns of the calls without a snapshot, and with one
+        for k in range(4 * groups):
+            other_work()
+            snapshot = k % 4 < 2  # both arguments come as often with a snapshot as without
+            start = clock()
+            await session.call("update_plan", arguments[k % 2])
+            if snapshot:
+                session.snapshot()
+            done = clock()
+            spent[snapshot] += (done - start) - (clock() - done)
+        return spent[True] / spent[False] - 1
+
     try:
         timings = compare([call_and_snapshot, _ours_side(loop, session, arguments), timed], rounds)
+        cold = [loop.run_until_complete(between(10)) for _ in range(rounds)]
     finally:
         loop.close()
-    return [ns / 1e9 for ns in own[-rounds:]], timings  # (blocks before: compare's warm-up)
+    return [ns / 1e9 for ns in own[-rounds:]], timings, cold  # (blocks before: warm-up)
 
 
 def _against_floor(t: Timings, lean: int) -> list[str]:
@@ -298,7 +323,7 @@ def section_ab(rounds: int) -> None:
         ],
         floor_rows,
     )
-    own, t = snapshot_cost(rounds)
+    own, t, cold = snapshot_cost(rounds)
     # Per round: the snapshot's own time, and the whole difference it makes, against the
     # call timed in the same round.
     share = Ratio(tuple(s / c for s, c in zip(own, t.samples[1], strict=True)))
@@ -307,14 +332,15 @@ def section_ab(rounds: int) -> None:
         "a2",
         "`snapshot()` right after each commit of a session with one 10-step plan, against "
         "the 10-entry call itself: the snapshot timed on its own (this thread's CPU clock "
-        "read around it), and in all (a call followed by a snapshot, against the call alone: "
-        "the next call runs slower too)",
+        "read around it); in all, in a loop of calls (a call followed by a snapshot, against "
+        "the call alone); and in all with other work before each call, as in an agent",
         [
             "plan",
             "snapshot() µs",
             "call µs",
             "snapshot / call, median (IQR); target <= 0.10x",
             "in all / call, median (IQR); target <= 0.10x",
+            "in all, other work between calls, median (IQR); target <= 0.10x",
         ],
         [
             [
@@ -323,6 +349,7 @@ def section_ab(rounds: int) -> None:
                 us(t.seconds(1)),
                 share.cell(),
                 in_all.cell(),
+                Ratio(tuple(cold)).cell(),
             ]
         ],
     )

@@ -117,10 +117,15 @@ _COLONY = st.sampled_from(["a", ":", "a:b", " :: ", "x\u003ay", "é:", "\u2028:"
 
 @st.composite
 def _json_text(draw: st.DrawFn, value: Any) -> str:
-    """`value` as JSON text in any layout, some keys said twice (with any value), some
-    colons in strings written as escapes."""
+    """`value` as JSON text in any layout, some keys said twice (with any value), some keys
+    no field has (in any object), some colons in strings written as escapes."""
     if isinstance(value, dict):
         parts = []
+        for _ in range(draw(st.sampled_from([0, 0, 0, 0, 0, 0, 1, 2]))):
+            # a key the object does not have, with or without colons of its own
+            extra = draw(st.sampled_from(["extra", "a:b", "", "Content", "entries2", ":"]))
+            item = draw(st.sampled_from(["null", "1", '":"', '"x"', "{}", '{"k":":"}', "[1,{}]"]))
+            parts.append(f"{json.dumps(extra)}:{item}")
         for key, item in draw(st.permutations(list(value.items()))):
             colon = draw(st.sampled_from([":", ": ", " : ", "\n:", "\t:\r\n"]))
             parts.append(f"{json.dumps(key)}{colon}{draw(_json_text(item))}")
@@ -214,3 +219,8 @@ def test_the_one_pass_parse_is_taken_for_the_usual_call() -> None:
     assert _arguments._one_pass("update_plan", text.encode()) is not None
     twice = '{"id": "p", "id": "q:", "entries": null}'
     assert _arguments._one_pass("update_plan", twice.encode()) is None
+    # It ignores a key no field has, and its count sends the call to the strict path.
+    for extra in ('{"id": "p", "x": 1}', '{"id": "p", "entries": [{"content": "a", "x": 1}]}'):
+        assert _arguments._one_pass("update_plan", extra.encode()) is None
+        with pytest.raises(Rejection):
+            parse("update_plan", extra, Limits())

@@ -28,7 +28,7 @@ from .dialects._base import DialectTool, name_of
 DEFAULT_PREVIEW_BUDGET = 8.0
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Flight:
     """One streamed call: its fragments, what its previews showed, and their pace."""
 

@@ -185,6 +185,30 @@ class Outbox:
             return _nothing_sent()
         return self._deliver(updates)
 
+    def show_preview(
+        self, plans: Mapping[str, Stored], plan: Stored, *, gate: Gate
+    ) -> Awaitable[BaseException | None]:
+        """`show(plans, [plan.id], {plan.id: plan}, gate=gate)`: the preview of the only
+        call streaming. An items plan while nothing is stale (every preview of a streamed
+        plan, as a rule) takes fewer steps to the same notification and the same notes."""
+        v2 = self.form is WireForm.V2
+        if (
+            self._stale
+            or plan.type != "items"
+            or self.form is WireForm.LEGACY
+            or (v2 and any(p.type == "file" for p in plans.values()))
+        ):
+            return self.show(plans, (plan.id,), {plan.id: plan}, gate=gate)
+        if v2:
+            self._flattener.retain([*plans, plan.id])
+        if _same(self._held.get(plan.id), plan):
+            return _nothing_sent()  # the client holds exactly this
+        update = _wire.plan_update(self.form, plan)
+        if not gate.passes(self._session_id, [update]):
+            return _nothing_sent()
+        self._held[plan.id] = plan
+        return self._deliver([(plan.id, update)])
+
     def shows_lines(self, lines: str) -> bool:
         """Whether markdown lines added to a plan can change what the client is shown: in
         the legacy form and v2's stable form a markdown plan shows only its list items."""

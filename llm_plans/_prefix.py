@@ -168,6 +168,24 @@ class FinalPrefix:
         self._cached = (final_at, result)
         return result
 
+    def grown(self, count: int) -> list[Any] | None:
+        """The first list's elements after its first `count`, when the list grew by them
+        and nothing else became final: the list still open, an element the last final piece.
+        A caller that had `count` elements of it (at least one) then had every field before
+        the list too, so `final()` now gives what it had with these elements (the same
+        objects) after the `count`. None otherwise: nothing new, the list closed, the text
+        broken."""
+        if count < 1 or self.broken or not self._in_list or self._final_at != self._element_end:
+            return None
+        if len(self._parts) > 1:
+            self._parts = ["".join(self._parts)]
+        try:
+            self._decode_elements(self._parts[0], self._element_end)
+        except (ValueError, UnicodeEncodeError):
+            self.broken = True
+            return None
+        return self._elements[count:] if len(self._elements) > count else None
+
     def _decode_elements(self, text: str, end: int) -> None:
         """Decode the list's elements between the last decoded one and `end` (an element's
         end, or the list's `]`). The piece starts right after an element (or the `[`): as

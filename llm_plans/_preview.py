@@ -12,6 +12,11 @@ The result is the core's own for the whole prefix (tests/test_preview.py holds t
 equal for valid, repairable and hostile calls): whatever is not the plain case (a call
 that needs repair or is refused, `changes`, a markdown or file plan, a dialect's list)
 takes `apply`'s whole way.
+
+The usual preview of a streamed plan is the last one with a step or two more, and nothing
+else new: `grown` then skips even `apply_validated`. Its other decisions were made for the
+same book and the same other fields, and a generated id stays the one the last preview
+showed (the session passes it as `own_id`), so only the new entries are validated and built.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from typing import Any
 from ._apply import Applied, Rejected, apply, apply_validated
 from ._arguments import Decoded, valid_as_sent
 from ._book import Book, Json, Stored
-from ._builder import Rules
+from ._builder import Rules, usual_items
 from ._models import ToolName
 from .dialects._base import DialectTool, Read
 
@@ -36,10 +41,14 @@ _INCREMENTAL = frozenset({"create_plan", "update_plan"})
 class Built:
     """What the last preview of one streamed call built: its entries as decoded (the
     scanner's own objects, which stay the same from one preview to the next) and the wire
-    entries the core built from them."""
+    entries the core built from them; when that preview was an items plan built entry by
+    entry, the plan, the book it was worked out against and the call's other fields."""
 
     sent: list[Any] = field(default_factory=list)
     entries: tuple[Json, ...] = ()
+    plan: Stored | None = None
+    book: Book | None = None
+    fields: dict[str, Any] = field(default_factory=dict)
 
 
 def preview(
@@ -55,6 +64,7 @@ def preview(
     """What `apply(book, tool, Decoded(fields), rules, held=held, own_id=own_id)` gives,
     validating and building only the entries `built` does not hold yet; `built` then holds
     this preview's."""
+    built.plan = None  # (set again below when this preview is an items plan built so)
     raw = fields.get("entries") if tool in _INCREMENTAL else None
     if (
         type(raw) is not list
@@ -83,10 +93,12 @@ def preview(
     plan = outcome.plan
     if not kept:
         built.sent, built.entries = raw, plan.entries
+        built.plan, built.book, built.fields = plan, book, short
         return outcome
     entries = built.entries[:kept] + plan.entries
     built.sent, built.entries = raw, entries
     whole = Stored("items", plan.id, entries, meta=plan.meta)
+    built.plan, built.book, built.fields = whole, book, short
     plans = dict(outcome.book.plans)
     plans[plan.id] = whole
     return Applied(
@@ -97,3 +109,40 @@ def preview(
         outcome.changed,
         outcome.say,
     )
+
+
+def grown(
+    book: Book, tool: ToolName | DialectTool, new: list[Any], rules: Rules, built: Built
+) -> Stored | None:
+    """The usual preview in few steps: what `preview` gives when the call's final part is the
+    last preview's grown by the entries `new` and nothing else (`FinalPrefix.grown`), for the
+    book that preview was worked out against. Every decision but the new entries' own (the
+    plan's id, the book's limits, the fields beside the entries) was made for the same book
+    and fields then, so the plan is that preview's with `new` validated, built and put
+    after its entries. None when the last preview was not an items plan built so, or `new`
+    are not the usual entries (a repair, a refusal, `_meta`, past the limits): `preview`
+    then decides. `built` then holds this preview's."""
+    plan = built.plan
+    if (
+        plan is None
+        or built.book is not book
+        or tool not in _INCREMENTAL
+        or len(built.sent) + len(new) > rules.limits.max_entries
+    ):
+        return None
+    short = dict(built.fields)
+    short["entries"] = new
+    valid = valid_as_sent(tool, short)
+    more = None if valid is None else usual_items(plan.id, valid["entries"], rules, plan.meta)
+    if more is None:
+        return None
+    whole = Stored(
+        "items",
+        plan.id,
+        plan.entries + more.entries,
+        meta=plan.meta,
+        known_statuses=plan.statuses + more.statuses,
+    )
+    built.sent = [*built.sent, *new]
+    built.entries, built.plan = whole.entries, whole
+    return whole

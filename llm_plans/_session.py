@@ -15,7 +15,7 @@ from typing import Any
 
 from . import _feedback, _wire
 from ._apply import Applied, Rejected, apply
-from ._book import AnyPlan, Book
+from ._book import AnyPlan, Book, Stored
 from ._builder import Rules, check_id
 from ._dialects import OURS, lists_only, tools_of
 from ._errors import ConfigurationError, StreamError
@@ -25,7 +25,7 @@ from ._limits import Limits
 from ._lock import SessionLock
 from ._models import ToolName
 from ._outbox import Gate, Outbox, Send, is_async, takes_one_argument
-from ._preview import preview
+from ._preview import grown, preview
 from ._registry import DEFAULT_PREFIXES, Names
 from ._snapshot import SkippedPlan, dump, load
 from ._snapshot import error as snapshot_error
@@ -374,15 +374,49 @@ class PlanSession:
         flight.pending = flight.due = False
         if not flight.scan():
             return
+        plan = self._grown(flight) or self._worked_out(flight)
+        if plan is None:
+            return
+        if flight.preview is not None and flight.preview.same(plan):
+            return
+        before, showing = flight.preview, plan.id in flight.shown
+        moved = before is not None and before.id != plan.id
+        flight.preview = plan
+        flight.shown[plan.id] = None
+        # A preview that fails to arrive is re-sent by the call's final notification.
+        if moved or not self._streams.single:
+            await self._show(flight.shown if moved else (plan.id,), gate=flight)
+        else:
+            await self._outbox.show_preview(self._book.plans, plan, gate=flight)
+        if flight.held_back:  # too small a share of the budget: the client keeps the last
+            flight.preview = before
+            if not showing:
+                del flight.shown[plan.id]
+
+    def _grown(self, flight: Flight) -> Stored | None:
+        # The usual preview: the last one with more steps, worked out from those alone. (Other
+        # streams do not change it: the ids they hold matter to a generated id, and the last
+        # preview's is kept as `own_id`.)
+        if flight.built.plan is None:
+            return None
+        new = flight.grown()
+        if new is None:
+            return None
+        plan = grown(self._book, flight.tool, new, self._rules, flight.built)
+        if plan is not None:
+            flight.previewed_now(asyncio.get_running_loop().time())
+        return plan
+
+    def _worked_out(self, flight: Flight) -> Stored | None:
         fields = flight.fields()
         if fields is not None and not self._shows_more(flight, fields):
-            return  # nothing the client would see changed: not worked out, not counted
+            return None  # nothing the client would see changed: not worked out, not counted
         # Every attempt counts against the budget, shown or not: working out a preview costs
         # about the text so far, and a call whose previews the core keeps refusing must not
         # cost that on every step.
         flight.previewed_now(asyncio.get_running_loop().time())
         if fields is None or not _showable(flight.tool, fields):
-            return
+            return None
         held = self._streams.held(but=flight)
         if flight.whole is not None:
             outcome = apply(
@@ -399,22 +433,10 @@ class PlanSession:
                 own_id=flight.own_id,
             )
         if not isinstance(outcome, Applied) or outcome.plan is None:
-            return
-        plan = outcome.plan
+            return None
         if flight.tool == "create_plan" and fields.get("id") is None:
-            flight.own_id = plan.id
-        if flight.preview is not None and flight.preview.same(plan):
-            return
-        before, showing = flight.preview, plan.id in flight.shown
-        moved = before is not None and before.id != plan.id
-        flight.preview = plan
-        flight.shown[plan.id] = None
-        # A preview that fails to arrive is re-sent by the call's final notification.
-        await self._show(flight.shown if moved else (plan.id,), gate=flight)
-        if flight.held_back:  # too small a share of the budget: the client keeps the last
-            flight.preview = before
-            if not showing:
-                del flight.shown[plan.id]
+            flight.own_id = outcome.plan.id
+        return outcome.plan
 
     def _shows_more(self, flight: Flight, fields: Mapping[str, Any]) -> bool:
         # A markdown plan's new lines, where the client is shown only its list items: a

@@ -231,6 +231,13 @@ class Flight:
             return self.whole
         return self.scanner.final() if self.previewable else None
 
+    def grown(self) -> list[Any] | None:
+        """The steps that became final since the last preview was worked out, when they are
+        all that did (`FinalPrefix.grown`): the usual preview needs only them."""
+        if self.whole is not None or not self._previewable:
+            return None
+        return self.scanner.grown(len(self.built.sent))
+
     def arguments(self) -> tuple[Any, int | None]:
         """The complete arguments, and their size when they were too long to keep."""
         if self.whole is not None:
@@ -340,6 +347,11 @@ class Streams:
         if flight is not None:
             flight.cancel_timer()
         return flight
+
+    @property
+    def single(self) -> bool:
+        """One call streams: its previews are the only ones, and no other holds an id."""
+        return len(self._flights) == 1
 
     def ids(self) -> list[str]:
         return list(self._flights)

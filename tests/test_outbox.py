@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from llm_plans import Limits, PlanSession, WireForm
@@ -211,3 +213,93 @@ async def test_a_rejected_call_resends_what_is_stale_and_reads_no_file_plan(
     sent = len(send.sent)
     assert not (await session.call("update_plan", {"id": "nope", "changes": [{"step": 1}]})).ok
     assert [u["plan"]["planId"] for u in send.updates[sent:]] == ["i"]
+
+
+# ---- a preview's quick way ------------------------------------------------------------------
+
+
+class Decided:
+    """A preview's gate that answers as told and notes what it was asked about."""
+
+    def __init__(self, passes: bool) -> None:
+        self.answer = passes
+        self.asked: list[list[dict[str, Any]]] = []
+
+    def passes(self, session_id: str, updates: list[dict[str, Any]]) -> bool:
+        self.asked.append(updates)
+        return self.answer
+
+
+def reads_anew() -> Callable[[str], str]:
+    """A plan file's reader whose text is new at every read (the file edited in between)."""
+    reads = itertools.count()
+    return lambda uri: f"- [ ] read {next(reads)}"
+
+
+def items(plan_id: str, *contents: str, status: str = "pending") -> Stored:
+    entries = tuple({"content": c, "priority": "medium", "status": status} for c in contents)
+    return Stored("items", plan_id, entries)
+
+
+known_plans = st.sampled_from(
+    [
+        items("p", "a"),
+        items("p", "a", "b"),
+        items("p", "a", "b", status="cancelled"),
+        items("q", "c"),
+        PLAN,
+        Stored("markdown", "p", content="- [ ] a\n- [x] b"),
+        Stored("file", "f", uri="file:///work/plan.md"),
+    ]
+)
+
+
+@given(
+    form=st.sampled_from(list(WireForm)),
+    history=st.lists(
+        st.tuples(
+            st.lists(known_plans, max_size=3),
+            st.none() | known_plans,
+            st.booleans(),
+            st.booleans(),
+        ),
+        max_size=6,
+    ),
+    preview=known_plans,
+    passes=st.booleans(),
+)
+# The client holds the preview already; a v2 client was shown another stream's markdown.
+@example(WireForm.SCHEMA, [([items("p", "a")], None, False, False)], items("p", "a"), True)
+@example(WireForm.V2, [([], PLAN, False, False)], items("p", "a"), True)
+async def test_a_previews_quick_way_sends_and_notes_what_show_does(
+    form: WireForm,
+    history: list[tuple[list[Stored], Stored | None, bool, bool]],
+    preview: Stored,
+    passes: bool,
+) -> None:
+    # Two outboxes with the same past (plans and other previews shown, previews held back,
+    # sends failing, a plan file that reads otherwise each time): one shows a preview the
+    # quick way, the other with `show`. The client, the gate and the outbox's notes (what
+    # the client holds, what is stale, what it worked out for the legacy steps) end the same.
+    sends = RecordingSend(), RecordingSend()
+    boxes = [Outbox(send, "s", form, Flattener(Limits(), None, reads_anew())) for send in sends]
+    plans: dict[str, Stored] = {}
+    for shown, other, fails, gated in history:
+        plans = {plan.id: plan for plan in shown}
+        previews = {} if other is None else {other.id: other}
+        for box, send in zip(boxes, sends, strict=True):
+            send.fail_with = ConnectionError("down") if fails else None
+            gate = Decided(False) if gated else None
+            await box.show(plans, [*plans, *previews], previews, gate=gate)
+    for send in sends:
+        send.fail_with = None
+    gates = Decided(passes), Decided(passes)
+    quick = await boxes[0].show_preview(plans, preview, gate=gates[0])
+    whole = await boxes[1].show(plans, (preview.id,), {preview.id: preview}, gate=gates[1])
+    assert quick == whole
+    assert sends[0].sent == sends[1].sent
+    assert gates[0].asked == gates[1].asked
+    assert boxes[0]._held == boxes[1]._held
+    assert boxes[0]._stale == boxes[1]._stale
+    assert boxes[0]._legacy_held == boxes[1]._legacy_held
+    assert boxes[0]._flattener._cache.keys() == boxes[1]._flattener._cache.keys()

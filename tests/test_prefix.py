@@ -466,6 +466,52 @@ def test_decoding_the_list_piece_by_piece_equals_one_parse_of_the_prefix(
             before = got
 
 
+@given(damaged(), st.lists(st.integers(1, 9), min_size=1), st.lists(st.booleans(), min_size=1))
+def test_what_grew_is_the_lists_new_elements_and_all_that_is_new(
+    text: str, sizes: list[int], asks: list[bool]
+) -> None:
+    # Whenever `grown(count)` answers, the final part is the one `count` elements ago with
+    # those elements after them, the very objects `final()` gives, and nothing else new.
+    scanner = FinalPrefix()
+    at, turn, before = 0, 0, None
+    while at < len(text):
+        size = sizes[turn % len(sizes)]
+        scanner.feed(text[at : at + size])
+        at, turn = at + size, turn + 1
+        if not (asks[turn % len(asks)] or at >= len(text)):
+            continue
+        listed = None if before is None else before.get(scanner._list_key)
+        count = len(listed) if isinstance(listed, list) else 0
+        new = scanner.grown(count)
+        got = scanner.final()
+        if new is not None:
+            assert new
+            assert before is not None
+            assert got is not None
+            assert isinstance(listed, list)
+            assert scanner.grown(0) is None  # a caller without elements may lack other fields
+            assert got == {**before, scanner._list_key: [*listed, *new]}
+            assert list(got) == list(before)
+            assert all(a is b for a, b in zip(got[scanner._list_key][count:], new, strict=True))
+        before = got
+
+
+def test_a_plan_streamed_step_by_step_grows_by_its_steps() -> None:
+    steps = [{"content": f"Step {k}, with a }} and a ]", "status": "pending"} for k in range(6)]
+    text = json.dumps({"type": "items", "id": "p", "entries": steps, "uri": None})
+    scanner, grew = FinalPrefix(), []
+    for char in text:
+        if scanner.feed(char):
+            fields = scanner.final()
+            assert fields is not None
+            seen = len(fields.get("entries", []))
+            if grew and (new := scanner.grown(sum(map(len, grew)))) is not None:
+                grew.append(new)
+            elif seen and not grew:
+                grew.append(fields["entries"])
+    assert grew == [[step] for step in steps]  # each at its closing brace, none after `]`
+
+
 @pytest.mark.parametrize(
     ("text", "ended", "commas"),
     [

@@ -7,18 +7,19 @@ import itertools
 import json
 from typing import Any
 
-from hypothesis import given
+from hypothesis import event, given
 from hypothesis import strategies as st
-from strategies import entry
+from strategies import PRIORITIES, STATUSES, entry
 
 from llm_plans import Limits
 from llm_plans._apply import Applied, Rejected, apply
 from llm_plans._arguments import Decoded
-from llm_plans._book import Book
+from llm_plans._book import Book, Stored
 from llm_plans._builder import Rules
 from llm_plans._dialects import tools_of
+from llm_plans._models import ToolName
 from llm_plans._prefix import FinalPrefix
-from llm_plans._preview import Built, preview
+from llm_plans._preview import Built, grown, preview
 from llm_plans.dialects._base import DialectTool, Read
 
 INF = "__INF__"  # stands for 1e999 in the text: JSON that decodes to an infinity
@@ -164,14 +165,148 @@ def test_a_preview_built_from_what_is_new_is_the_cores_answer_for_the_whole_pref
         at, turn = at + size, turn + 1
         if not (asks[turn % len(asks)] or at >= len(text)):
             continue
+        # The usual preview first, as the session asks: the last one with more steps.
+        new = scanner.grown(len(built.sent)) if built.plan is not None else None
+        lane = None if new is None else grown(book, tool, new, rules, built)
         fields = scanner.final()
         if fields is None:
             return  # broken text: no preview, as today
         expected = apply(book, tool, Decoded(fields), rules, held=held, own_id=own_id)
-        got = preview(book, tool, fields, rules, built, held=held, own_id=own_id)
-        assert_same(got, expected)
+        if lane is not None:
+            assert isinstance(expected, Applied)
+            assert expected.plan is not None
+            assert lane.same(expected.plan)
+            assert lane.statuses == expected.plan.statuses
+        else:
+            got = preview(book, tool, fields, rules, built, held=held, own_id=own_id)
+            assert_same(got, expected)
         if data.draw(st.integers(0, 4)) == 0 and isinstance(expected, Applied):
             book = expected.book  # another call committed between two previews
+
+
+usual_entry = st.fixed_dictionaries(
+    {
+        "content": st.text(min_size=1, max_size=10).filter(str.strip),
+        "priority": st.sampled_from(PRIORITIES),
+        "status": st.sampled_from(STATUSES),
+    }
+)
+
+
+@given(
+    st.data(),
+    st.sampled_from(["create_plan", "update_plan"]),
+    st.lists(st.one_of(*[usual_entry] * 7, entry()), min_size=2, max_size=9),
+    st.lists(st.integers(1, 30), min_size=1, max_size=4),
+    st.sampled_from([Limits(), Limits(max_entries=5, max_entry_chars=10, max_plans=3)]),
+    st.sampled_from([(), ("plan-1", "plan-2")]),
+    st.integers(0, 3).map(lambda k: k == 0),
+)
+def test_the_usual_preview_grown_from_its_new_steps_is_the_cores_answer(
+    data: st.DataObject,
+    tool: ToolName,
+    steps: list[dict[str, Any]],
+    sizes: list[int],
+    limits: Limits,
+    held: tuple[str, ...],
+    turn_keys: bool,
+) -> None:
+    # The lane every streamed items plan takes: for any steps, fragmentation, id, limits and
+    # commits in between, a preview grown from its new steps is `apply`'s answer.
+    rules = Rules(limits)
+    book = data.draw(books(rules))
+    args: dict[str, Any] = {"type": "items"}
+    if tool == "update_plan":
+        args["id"] = "taken"
+        if "taken" not in book.plans:
+            done = apply(book, "create_plan", {"id": "taken", "type": "items", "entries": steps})
+            book = done.book if isinstance(done, Applied) else book
+    elif data.draw(st.booleans()):
+        args["id"] = data.draw(st.sampled_from(["taken", "p", "p", None]))
+    args["entries"] = steps
+    pairs = list(args.items())  # in the schema's order, as models send them, or any other
+    text = json.dumps(dict(data.draw(st.permutations(pairs)) if turn_keys else pairs))
+    scanner, built, own_id = FinalPrefix(), Built(), None
+    at, turn, grew = 0, 0, 0
+    while at < len(text):
+        size = sizes[turn % len(sizes)]
+        at, turn = at + size, turn + 1
+        if not scanner.feed(text[at - size : at]):
+            continue
+        new = scanner.grown(len(built.sent)) if built.plan is not None else None
+        lane = None if new is None else grown(book, tool, new, rules, built)
+        fields = scanner.final()
+        assert fields is not None
+        expected = apply(book, tool, Decoded(fields), rules, held=held, own_id=own_id)
+        if lane is not None:
+            assert isinstance(expected, Applied)
+            assert expected.plan is not None
+            assert lane.same(expected.plan)
+            assert lane.statuses == expected.plan.statuses
+            grew += 1
+        else:
+            got = preview(book, tool, fields, rules, built, held=held, own_id=own_id)
+            assert_same(got, expected)
+        if isinstance(expected, Applied) and expected.plan and fields.get("id") is None:
+            own_id = expected.plan.id  # as the session keeps a generated id
+        if data.draw(st.integers(0, 6)) == 0 and isinstance(expected, Applied):
+            book = expected.book  # another call committed between two previews
+    event(f"grown previews: {min(grew, 3)}")
+
+
+def test_the_usual_preview_is_the_last_one_grown() -> None:
+    # Step by step, a plan's previews after the first are the last one with the new steps,
+    # worked out from those alone; a book changed in between, or a step that needs repair,
+    # take `preview`'s way, and the next usual step is grown again.
+    rules = Rules()
+    steps = [{"content": f"Step {k}", "status": "pending", "priority": "low"} for k in range(8)]
+    steps[5] = {"content": "Step 5", "status": "done"}  # a synonym: repaired
+    text = json.dumps({"type": "items", "id": "p", "entries": steps})
+    scanner, built, book = FinalPrefix(), Built(), Book()
+    ways = []
+    for char in text:
+        if not scanner.feed(char):
+            continue
+        new = scanner.grown(len(built.sent)) if built.plan is not None else None
+        lane = None if new is None else grown(book, "create_plan", new, rules, built)
+        fields = scanner.final()
+        assert fields is not None
+        if "entries" not in fields:
+            continue  # no step yet: a plan without steps shows nothing
+        expected = apply(book, "create_plan", Decoded(fields), rules)
+        assert isinstance(expected, Applied)
+        assert expected.plan is not None
+        if lane is not None:
+            ways.append("grown")
+            assert lane.same(expected.plan)
+        else:
+            ways.append("preview")
+            assert_same(preview(book, "create_plan", fields, rules, built), expected)
+        if len(ways) == 3:
+            other = apply(book, "create_plan", {"type": "items", "entries": [{"content": "x"}]})
+            assert isinstance(other, Applied)
+            book = other.book  # another call committed: the next preview is worked out anew
+    # Steps 0 to 2, the book changes, 3 and 4; step 5 is repaired, and from then on the list
+    # is (the repair is the whole list's), as are the closed list and the finished call.
+    assert ways == ["preview", "grown", "grown", "preview", "grown"] + ["preview"] * 5
+
+
+def test_a_usual_step_past_the_limit_is_not_grown_but_refused() -> None:
+    rules = Rules(Limits(max_entries=2))
+    steps = [{"content": f"Step {k}", "status": "pending", "priority": "low"} for k in range(3)]
+    scanner, built, book, plans = FinalPrefix(), Built(), Book(), []
+    for char in json.dumps({"type": "items", "id": "p", "entries": steps})[:-2]:
+        if not scanner.feed(char):
+            continue
+        if (new := scanner.grown(len(built.sent))) is not None:
+            plans.append(grown(book, "create_plan", new, rules, built))
+        elif (fields := scanner.final()) and "entries" in fields:
+            plans.append(preview(book, "create_plan", fields, rules, built))
+    assert isinstance(plans[0], Applied)
+    assert isinstance(plans[1], Stored)
+    assert len(plans[1].entries) == 2  # grown
+    assert plans[2] is None  # the third step is past the limit: `preview` decides
+    assert isinstance(preview(book, "create_plan", scanner.final() or {}, rules, built), Rejected)
 
 
 def test_the_entries_built_before_are_reused_not_rebuilt() -> None:

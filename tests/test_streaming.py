@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import pytest
+from hypothesis import event, example, given
+from hypothesis import strategies as st
 
-from llm_plans import PlanSession, StreamError
+import llm_plans._preview
+from llm_plans import Limits, PlanSession, StreamError, ToolResult
 from llm_plans.testing import RecordingSend
 
 ENTRIES = [
@@ -33,6 +37,30 @@ async def test_previews_carry_only_complete_entries() -> None:
     result = await session.finish("c1")
     assert result.ok
     assert len(send.updates) == 4  # the last preview was the final plan: not sent twice
+
+
+async def test_previews_after_the_first_are_worked_out_from_their_new_steps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The usual stream's previews are the last one grown: the core's decisions for the whole
+    # call (ids, limits, the book) are asked for at the first preview, and again only when
+    # more than steps became final (the list's `]`, the call's `}`, which show nothing new).
+    # The client gets what it got before (test_previews_carry_only_complete_entries).
+    asked: list[str] = []
+    decide = llm_plans._preview.apply_validated
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        asked.append(args[1])
+        return decide(*args, **kwargs)
+
+    monkeypatch.setattr(llm_plans._preview, "apply_validated", counted)
+    send = RecordingSend()
+    session = PlanSession(send, session_id="s", client_capabilities={"plan": {}}, stream_interval=0)
+    await stream(session, "c1", CREATE, size=1)
+    assert [len(u["plan"]["entries"]) for u in send.updates] == [1, 2, 3, 4]
+    assert asked == ["create_plan"] * 3
+    assert (await session.finish("c1")).ok
+    assert len(send.updates) == 4
 
 
 async def test_markdown_previews_whole_lines() -> None:
@@ -128,3 +156,129 @@ async def test_bytes_fragments_may_split_a_character() -> None:
     result = await session.finish("c")
     assert result.ok
     assert send.updates[-1]["plan"]["entries"][0]["content"] == "Café ☕ first"
+
+
+class WithoutQuickPreviews(PlanSession):
+    """A session that works out every preview the general way and shows it as every other
+    change is shown (`show` with the previews of every stream in flight)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+
+        def show_preview(plans: Any, plan: Any, *, gate: Any) -> Any:
+            return self._show((plan.id,), gate=gate)
+
+        self._outbox.show_preview = show_preview  # type: ignore[method-assign]
+
+    def _grown(self, flight: Any) -> None:
+        return None
+
+
+class CountingQuickPreviews(PlanSession):
+    """A session that counts the previews it worked out the quick way."""
+
+    quick = 0
+
+    def _grown(self, flight: Any) -> Any:
+        plan = super()._grown(flight)
+        self.quick += plan is not None
+        return plan
+
+
+OTHER = '{"type": "items", "id": "p", "entries": [{"content": "Other", "priority": "low"}'
+usual_step = st.fixed_dictionaries(
+    {
+        # Words with the characters that end steps and strings in JSON, or any text at all.
+        "content": st.one_of(
+            *[st.from_regex(r"[A-Za-z0-9][ -~]{0,8}", fullmatch=True)] * 5, st.text(max_size=9)
+        ),
+        "priority": st.sampled_from(["high", "medium", "low"]),
+        "status": st.sampled_from(["pending", "in_progress", "completed", "cancelled"]),
+    }
+)
+odd_step = st.sampled_from(
+    [{"content": "x", "status": "done"}, {"content": "x"}, "as text", {"content": ""}]
+)
+
+
+@given(
+    form=st.sampled_from(["legacy", "schema", "documents", "v2", "v2-unstable"]),
+    budget=st.sampled_from([1, 2, 8, 8, 8]),
+    tool=st.sampled_from(["create_plan", "update_plan"]),
+    steps=st.lists(st.one_of(*[usual_step] * 19, odd_step), min_size=1, max_size=12),
+    sizes=st.lists(st.integers(1, 40), min_size=1, max_size=4),
+    events=st.lists(
+        st.tuples(st.integers(0, 60), st.sampled_from(["call", "fail", "mend", "other"])),
+        max_size=4,
+    ),
+    limit=st.sampled_from([200, 6]),
+)
+# Another call shows a step of the same plan while this one streams.
+@example(
+    "schema",
+    8,
+    "create_plan",
+    [{"content": "a", "priority": "low", "status": "pending"}] * 4,
+    [10],
+    [(2, "other")],
+    200,
+)
+async def test_quick_previews_send_what_the_general_way_sends(
+    form: str,
+    budget: int,
+    tool: str,
+    steps: list[Any],
+    sizes: list[int],
+    events: list[tuple[int, str]],
+    limit: int,
+) -> None:
+    # The same stream, the same calls in between (another plan created, this plan changed,
+    # sends failing and mending, a second call streaming for a while) to a session that
+    # takes the quick way and one that never does: the client gets the same notifications,
+    # the model the same results, and the plans end the same.
+    sends = RecordingSend(), RecordingSend()
+    options: dict[str, Any] = {
+        "session_id": "s",
+        "form": form,
+        "stream_interval": 0,
+        "preview_budget": budget,
+        "limits": Limits(max_entries=limit),
+    }
+    quick = CountingQuickPreviews(sends[0], **options)
+    sessions = quick, WithoutQuickPreviews(sends[1], **options)
+    args: dict[str, Any] = {"type": "items", "id": "p", "entries": steps}
+    for session in sessions:
+        assert (await session.call("create_plan", {"type": "items", "entries": ["Old"]})).ok
+        if tool == "update_plan":
+            assert (await session.call("create_plan", {**args, "entries": ["Before"]})).ok
+    text = json.dumps(args)
+    at, turn = 0, 0
+    results: tuple[list[ToolResult], list[ToolResult]] = [], []
+    while at < len(text):
+        fragment = text[at : at + sizes[turn % len(sizes)]]
+        at, turn = at + len(fragment), turn + 1
+        for (session, send), got in zip(zip(sessions, sends, strict=True), results, strict=True):
+            for moment, happening in events:
+                if moment != turn:
+                    continue
+                if happening == "call":
+                    got.append(
+                        await session.call("update_plan", {"id": "plan-1", "entries": ["X"]})
+                    )
+                elif happening == "fail":
+                    send.fail_with = ConnectionError("down")
+                elif happening == "mend":
+                    send.fail_with = None
+                elif session.is_streaming("other"):
+                    got.append(await session.finish("other"))
+                else:  # another call showing a step of the same plan
+                    await session.feed("other", tool, OTHER)
+            await session.feed("c", tool, fragment)
+    for (session, send), got in zip(zip(sessions, sends, strict=True), results, strict=True):
+        send.fail_with = None
+        got.append(await session.finish("c"))
+        await session.abort_all()
+    assert sends[0].sent == sends[1].sent
+    assert [(r.ok, r.content) for r in results[0]] == [(r.ok, r.content) for r in results[1]]
+    assert sessions[0].snapshot() == sessions[1].snapshot()
+    event(f"previews worked out the quick way: {min(quick.quick, 3)}")

@@ -194,6 +194,8 @@ class FinalPrefix:
             return
         if self._decoded_to < 0:
             self._elements = _decode("[" + text[self._list_open : end] + "]")
+            if not self._elements and end != self._list_close:
+                raise ValueError("a comma before the list's first element")  # `[,`
         else:
             self._elements += _decode("[null" + text[self._decoded_to : end] + "]")[1:]
         self._decoded_to = end

@@ -512,6 +512,19 @@ def test_a_plan_streamed_step_by_step_grows_by_its_steps() -> None:
     assert grew == [[step] for step in steps]  # each at its closing brace, none after `]`
 
 
+@pytest.mark.parametrize("size", [1, 2, 3, 100])
+def test_a_comma_before_the_first_element_breaks_the_scanner(size: int) -> None:
+    # `[,` is not JSON, whatever follows; asked when the comma has come (a preview would be),
+    # the scanner must not take it for the end of an element.
+    text = '{"type": "items", "entries": [, {"content": "a"}, {"content": "b"}'
+    scanner = FinalPrefix()
+    for start in range(0, len(text), size):
+        scanner.feed(text[start : start + size])
+        scanner.final()
+    assert scanner.final() is None
+    assert scanner.broken
+
+
 @pytest.mark.parametrize(
     ("text", "ended", "commas"),
     [

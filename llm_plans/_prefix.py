@@ -168,13 +168,14 @@ class FinalPrefix:
         self._cached = (final_at, result)
         return result
 
-    def grown(self, count: int) -> list[Any] | None:
-        """The first list's elements after its first `count`, when the list grew by them
-        and nothing else became final: the list still open, an element the last final piece.
-        A caller that had `count` elements of it (at least one) then had every field before
-        the list too, so `final()` now gives what it had with these elements (the same
-        objects) after the `count`. None otherwise: nothing new, the list closed, the text
-        broken."""
+    def grown(self, had: list[Any]) -> list[Any] | None:
+        """The first list's elements after those the caller `had` (the first ones `final()`
+        gave, the same objects), when the list grew by them and nothing else became final:
+        the list still open, an element the last final piece. A caller that had elements
+        of it had every field before the list too, so `final()` now gives what it had with
+        these elements after them. None otherwise: the caller had none of its elements,
+        nothing new, the list closed, the text broken."""
+        count = len(had)
         if count < 1 or self.broken or not self._in_list or self._final_at != self._element_end:
             return None
         if len(self._parts) > 1:
@@ -184,7 +185,10 @@ class FinalPrefix:
         except (ValueError, UnicodeEncodeError):
             self.broken = True
             return None
-        return self._elements[count:] if len(self._elements) > count else None
+        elements = self._elements
+        if len(elements) <= count or elements[count - 1] is not had[-1]:
+            return None
+        return elements[count:]
 
     def _decode_elements(self, text: str, end: int) -> None:
         """Decode the list's elements between the last decoded one and `end` (an element's

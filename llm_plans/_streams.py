@@ -236,7 +236,7 @@ class Flight:
         all that did (`FinalPrefix.grown`): the usual preview needs only them."""
         if self.whole is not None or not self._previewable:
             return None
-        return self.scanner.grown(len(self.built.sent))
+        return self.scanner.grown(self.built.sent)
 
     def arguments(self) -> tuple[Any, int | None]:
         """The complete arguments, and their size when they were too long to keep."""

@@ -470,8 +470,9 @@ def test_decoding_the_list_piece_by_piece_equals_one_parse_of_the_prefix(
 def test_what_grew_is_the_lists_new_elements_and_all_that_is_new(
     text: str, sizes: list[int], asks: list[bool]
 ) -> None:
-    # Whenever `grown(count)` answers, the final part is the one `count` elements ago with
-    # those elements after them, the very objects `final()` gives, and nothing else new.
+    # Whenever `grown(had)` answers, the final part is the one the caller had (`had` its
+    # list's elements) with the new elements after them, the very objects `final()` gives,
+    # and nothing else new; it does not answer a caller whose elements are not the scanner's.
     scanner = FinalPrefix()
     at, turn, before = 0, 0, None
     while at < len(text):
@@ -481,15 +482,16 @@ def test_what_grew_is_the_lists_new_elements_and_all_that_is_new(
         if not (asks[turn % len(asks)] or at >= len(text)):
             continue
         listed = None if before is None else before.get(scanner._list_key)
-        count = len(listed) if isinstance(listed, list) else 0
-        new = scanner.grown(count)
+        had = listed if isinstance(listed, list) else []
+        new = scanner.grown(had)
+        assert scanner.grown([*had[:-1], object()] if had else []) is None
         got = scanner.final()
+        count = len(had)
         if new is not None:
             assert new
             assert before is not None
             assert got is not None
             assert isinstance(listed, list)
-            assert scanner.grown(0) is None  # a caller without elements may lack other fields
             assert got == {**before, scanner._list_key: [*listed, *new]}
             assert list(got) == list(before)
             assert all(a is b for a, b in zip(got[scanner._list_key][count:], new, strict=True))
@@ -504,10 +506,9 @@ def test_a_plan_streamed_step_by_step_grows_by_its_steps() -> None:
         if scanner.feed(char):
             fields = scanner.final()
             assert fields is not None
-            seen = len(fields.get("entries", []))
-            if grew and (new := scanner.grown(sum(map(len, grew)))) is not None:
+            if grew and (new := scanner.grown([e for step in grew for e in step])) is not None:
                 grew.append(new)
-            elif seen and not grew:
+            elif fields.get("entries") and not grew:
                 grew.append(fields["entries"])
     assert grew == [[step] for step in steps]  # each at its closing brace, none after `]`
 

@@ -166,7 +166,7 @@ def test_a_preview_built_from_what_is_new_is_the_cores_answer_for_the_whole_pref
         if not (asks[turn % len(asks)] or at >= len(text)):
             continue
         # The usual preview first, as the session asks: the last one with more steps.
-        new = scanner.grown(len(built.sent)) if built.plan is not None else None
+        new = scanner.grown(built.sent) if built.plan is not None else None
         lane = None if new is None else grown(book, tool, new, rules, built)
         fields = scanner.final()
         if fields is None:
@@ -233,7 +233,7 @@ def test_the_usual_preview_grown_from_its_new_steps_is_the_cores_answer(
         at, turn = at + size, turn + 1
         if not scanner.feed(text[at - size : at]):
             continue
-        new = scanner.grown(len(built.sent)) if built.plan is not None else None
+        new = scanner.grown(built.sent) if built.plan is not None else None
         lane = None if new is None else grown(book, tool, new, rules, built)
         fields = scanner.final()
         assert fields is not None
@@ -267,7 +267,7 @@ def test_the_usual_preview_is_the_last_one_grown() -> None:
     for char in text:
         if not scanner.feed(char):
             continue
-        new = scanner.grown(len(built.sent)) if built.plan is not None else None
+        new = scanner.grown(built.sent) if built.plan is not None else None
         lane = None if new is None else grown(book, "create_plan", new, rules, built)
         fields = scanner.final()
         assert fields is not None
@@ -298,7 +298,7 @@ def test_a_usual_step_past_the_limit_is_not_grown_but_refused() -> None:
     for char in json.dumps({"type": "items", "id": "p", "entries": steps})[:-2]:
         if not scanner.feed(char):
             continue
-        if (new := scanner.grown(len(built.sent))) is not None:
+        if (new := scanner.grown(built.sent)) is not None:
             plans.append(grown(book, "create_plan", new, rules, built))
         elif (fields := scanner.final()) and "entries" in fields:
             plans.append(preview(book, "create_plan", fields, rules, built))

@@ -295,7 +295,8 @@ class PlanSession:
     async def flush(self) -> None:
         """Send the previews `feed_nowait` left due, in the order they became due."""
         async with self._lock.held():
-            for call_id, flight in self._streams.take_due():
+            while (due := self._streams.next_due()) is not None:
+                call_id, flight = due
                 if self._streams.get(call_id) is flight:
                     await self._preview(flight)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import math
+from collections import deque
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -321,16 +322,17 @@ class Streams:
         self._budget = budget
         # The dict's own lookup, not a method around it: this runs for every fragment.
         self.get: Callable[[str], Flight | None] = self._flights.get
-        self.due: list[tuple[str, Flight]] = []
+        self.due: deque[tuple[str, Flight]] = deque()
         """Flights whose preview `feed_nowait` found due, in that order."""
 
     def mark_due(self, call_id: str, flight: Flight) -> None:
         flight.due = True
         self.due.append((call_id, flight))
 
-    def take_due(self) -> list[tuple[str, Flight]]:
-        due, self.due = self.due, []
-        return due
+    def next_due(self) -> tuple[str, Flight] | None:
+        """The first flight still due, taken off the queue; None when none is. One at a
+        time: a flush cut off by a send's cancellation leaves the rest queued, and due."""
+        return self.due.popleft() if self.due else None
 
     def start(self, call_id: str, tool: ToolName | DialectTool, limit: int) -> Flight:
         flight = self._flights.get(call_id)

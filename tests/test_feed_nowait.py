@@ -75,6 +75,31 @@ async def test_a_due_preview_gives_way_to_finish() -> None:
     assert [len(u["plan"]["entries"]) for u in send.updates] == [6]
 
 
+async def test_a_flush_cut_off_by_cancellation_leaves_the_rest_due() -> None:
+    # A send cancelled mid-flush (a timeout around the adapter) must not strand the other
+    # due previews: they stay queued, and the stream goes on previewing as before.
+    send = RecordingSend()
+    session = session_for(send, stream_interval=0)
+    cut = CREATE.index("}") + 1
+    assert session.feed_nowait("a", "create_plan", CREATE[:cut])
+    assert session.feed_nowait("b", "create_plan", CREATE[:cut])
+    send.fail_with = asyncio.CancelledError()
+    with pytest.raises(asyncio.CancelledError):
+        await session.flush()
+    send.fail_with = None
+    await session.flush()  # b's preview, and a's, whose send was cut off, again
+    assert sorted(u["plan"]["planId"] for u in send.updates) == ["plan-1", "plan-2"]
+    rest = CREATE[cut:]
+    second = rest.index("}") + 1
+    assert session.feed_nowait("b", "create_plan", rest[:second])
+    await session.flush()
+    shown = [len(u["plan"]["entries"]) for u in send.updates if u["plan"]["planId"] == "plan-2"]
+    assert shown == [1, 2]
+    for call_id, text in (("b", rest[second:]), ("a", rest)):
+        session.feed_nowait(call_id, "create_plan", text)
+        assert (await session.finish(call_id)).ok
+
+
 async def test_a_failed_preview_send_is_rolled_back_by_the_rejected_finish() -> None:
     send = RecordingSend()
     session = session_for(send, stream_interval=0)

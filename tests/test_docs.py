@@ -29,6 +29,7 @@ BLOCKS = [
     for page in PAGES
     for index, block in enumerate(re.findall(r"```python\n(.*?)```", page.read_text(), re.S))
 ]
+_FENCE = re.compile(r"\s*```[\w+-]*\s*")  # a code fence line: the fence, a language
 PLAN = {
     "type": "items",
     "id": None,
@@ -44,6 +45,15 @@ def run_block(page: str, needle: str, tmp_path: Path) -> dict[str, Any]:
     script = tmp_path / "block.py"
     script.write_text(block)
     return runpy.run_path(str(script), run_name="docs")
+
+
+@pytest.mark.parametrize("page", [*PAGES, ROOT / "README.md"], ids=lambda p: p.name)
+def test_code_fences_stand_on_lines_of_their_own(page: Path) -> None:
+    # A fence with text after it does not close the block: the prose after it renders as
+    # code (the blocks above would still be found and run).
+    lines = page.read_text().splitlines()
+    stray = [n for n, line in enumerate(lines, 1) if "```" in line and not _FENCE.fullmatch(line)]
+    assert stray == [], f"{page.name}: a code fence shares its line with text at lines {stray}"
 
 
 @pytest.mark.parametrize("block", BLOCKS)

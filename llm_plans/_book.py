@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import functools
+import copy
 import operator
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import InitVar, dataclass, field
 from typing import Any
 
@@ -94,23 +94,24 @@ class Stored:
             found.append(start)
         return found
 
-    @functools.cached_property
     def model(self) -> AnyPlan:
-        """The plan as the public typed model."""
+        """The plan as a new public typed model, its `_meta` values copies: the models are
+        frozen, and what is inside their `_meta` is the caller's to change."""
+        meta = _copied(self.meta)
         if self.type == "items":
             entries = tuple(
                 PlanEntry.model_construct(
                     content=e["content"],
                     priority=e["priority"],
                     status=e["status"],
-                    meta=e.get("_meta"),
+                    meta=_copied(e.get("_meta")),
                 )
                 for e in self.entries
             )
-            return ItemsPlan.model_construct(id=self.id, entries=entries, meta=self.meta)
+            return ItemsPlan.model_construct(id=self.id, entries=entries, meta=meta)
         if self.type == "markdown":
-            return MarkdownPlan.model_construct(id=self.id, content=self.content, meta=self.meta)
-        return FilePlan.model_construct(id=self.id, uri=self.uri, meta=self.meta)
+            return MarkdownPlan.model_construct(id=self.id, content=self.content, meta=meta)
+        return FilePlan.model_construct(id=self.id, uri=self.uri, meta=meta)
 
     @classmethod
     def from_model(cls, plan: AnyPlan) -> Stored:
@@ -120,6 +121,39 @@ class Stored:
         if isinstance(plan, MarkdownPlan):
             return cls("markdown", plan.id, content=plan.content, meta=plan.meta)
         return cls("file", plan.id, uri=plan.uri, meta=plan.meta)
+
+
+class PlanModels(Mapping[str, AnyPlan]):
+    """The plans of one book as typed models, each built when first read: a read-only copy
+    of the plans at the time (a book never changes), which nothing done to it reaches."""
+
+    __slots__ = ("_models", "_plans")
+
+    def __init__(self, plans: Mapping[str, Stored]) -> None:
+        self._plans = plans
+        self._models: dict[str, AnyPlan] = {}
+
+    def __getitem__(self, plan_id: str) -> AnyPlan:
+        model = self._models.get(plan_id)
+        if model is None:
+            model = self._models[plan_id] = self._plans[plan_id].model()
+        return model
+
+    def __contains__(self, plan_id: object) -> bool:
+        return plan_id in self._plans
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._plans)
+
+    def __len__(self) -> int:
+        return len(self._plans)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+def _copied(meta: Json | None) -> Json | None:
+    return None if meta is None else copy.deepcopy(meta)
 
 
 def wire_entry(entry: PlanEntry) -> Json:

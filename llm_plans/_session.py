@@ -10,12 +10,11 @@ import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from . import _feedback, _wire
 from ._apply import Applied, Rejected, apply
-from ._book import AnyPlan, Book, Stored
+from ._book import AnyPlan, Book, PlanModels, Stored
 from ._builder import Rules, check_id
 from ._dialects import OURS, lists_only, tools_of
 from ._errors import ConfigurationError, StreamError
@@ -143,8 +142,9 @@ class PlanSession:
 
     @property
     def plans(self) -> Mapping[str, AnyPlan]:
-        """Plan id to current plan (typed models), in creation order; a read-only copy."""
-        return MappingProxyType({i: stored.model for i, stored in self._book.plans.items()})
+        """Plan id to current plan (typed models), in creation order; a read-only copy, the
+        caller's to keep: later calls do not change it, nor it the session."""
+        return PlanModels(self._book.plans)
 
     def plan_tool(self, name: str) -> str | None:
         """The plan tool (`create_plan`, `TodoWrite`, ...) a tool name as the model sent it

@@ -369,3 +369,28 @@ async def test_a_send_that_returns_no_awaitable_fails_clearly_once() -> None:
     with pytest.raises(ConfigurationError):
         await session.call("update_plan", change)
     assert len(sent) == 2
+
+
+async def test_plans_are_a_copy_the_caller_may_keep_and_change(send: RecordingSend) -> None:
+    session = PlanSession(send, session_id="s", client_capabilities={"plan": {}})
+    meta = {"llm_plans": {"activeForm": "Reading"}, "tags": ["a"]}
+    step = {"content": "Read", "status": "in_progress", "_meta": meta}
+    await session.call("create_plan", {"type": "items", "id": "p", "entries": [step]})
+    await session.call("create_plan", {"type": "markdown", "id": "m", "content": "# M"})
+    snapshot = json.dumps(session.snapshot())
+    plans = session.plans
+    assert plans["p"] is plans["p"]
+    plans["p"].entries[0].meta["tags"].append("changed")  # type: ignore[index]
+    plans["p"].entries[0].meta["llm_plans"]["activeForm"] = "Changed"  # type: ignore[index]
+    assert json.dumps(session.snapshot()) == snapshot
+    assert session.plans["p"].entries[0].meta == meta
+    send.clear()
+    await session.replay()
+    [update] = send.updates[:1]
+    assert update["plan"]["entries"][0] == {**step, "priority": "medium", "content": "Reading"}
+    # and later calls leave the copy as it was
+    await session.call("remove_plan", {"id": "m"})
+    assert list(plans) == ["p", "m"]
+    assert list(session.plans) == ["p"]
+    assert "m" in plans
+    assert repr(plans).startswith("{'p': ItemsPlan(")

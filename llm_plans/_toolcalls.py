@@ -45,6 +45,22 @@ def get(obj: Any, key: str) -> Any:
     return getattr(obj, key, None)
 
 
+def keyed(value: Any) -> Any:
+    """A value a stream event keys something by (an index, an id), as given when it can key
+    a dict; None for what cannot (a list or a dict a broken server sent there), which then
+    keys nothing, as if it were missing."""
+    try:
+        hash(value)
+    except TypeError:
+        return None
+    return value
+
+
+def listed(value: Any) -> list[Any] | tuple[Any, ...]:
+    """A list a stream event carries (its choices, its tool calls); empty for anything else."""
+    return value if type(value) is list or type(value) is tuple else ()
+
+
 Fields = Callable[[Any], "Mapping[str, Any] | None"]
 """Reads one object's fields for a stream adapter's fast path (see `field_reader`)."""
 

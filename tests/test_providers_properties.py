@@ -10,8 +10,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_providers_compat import assert_client_sees_session, new_session
 
-from llm_plans.providers import OpenAIChatStream, OpenAIResponsesStream
-from llm_plans.testing import chat_chunk, pieces, responses_events
+from llm_plans.providers import AnthropicStream, OpenAIChatStream, OpenAIResponsesStream
+from llm_plans.testing import (
+    anthropic_events,
+    chat_chunk,
+    chat_chunks,
+    pieces,
+    responses_events,
+)
 
 quirks = st.fixed_dictionaries(
     {
@@ -110,3 +116,54 @@ async def test_responses_streams_with_any_of_the_events_that_carry_arguments(
     assert [r["call_id"] for r in results] == [c[0] for c in calls]
     assert all(r["output"].startswith(f'Created plan "p{n}"') for n, r in enumerate(results))
     assert_client_sees_session(send, session)
+
+
+STREAMS = {
+    "chat": (OpenAIChatStream, chat_chunks),
+    "responses": (OpenAIResponsesStream, responses_events),
+    "anthropic": (AnthropicStream, anthropic_events),
+}
+# What a broken server or gateway might put where an index, an id, a list or a text belongs.
+WRONG = st.sampled_from([[], [0], {}, {"index": 0}, 1.5, True, -1, "x", ""])
+
+
+def _paths(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every place in an event a value stands: its keys and list positions, at any depth."""
+    if not isinstance(value, (dict, list)):
+        return []
+    found: list[tuple[Any, ...]] = []
+    for key, item in value.items() if isinstance(value, dict) else enumerate(value):
+        found += [(*at, key), *_paths(item, (*at, key))]
+    return found
+
+
+def _replaced(event: Any, path: tuple[Any, ...], wrong: Any) -> Any:
+    out = json.loads(json.dumps(event))
+    holder = out
+    for key in path[:-1]:
+        holder = holder[key]
+    holder[path[-1]] = wrong
+    return out
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(api=st.sampled_from(sorted(STREAMS)), data=st.data())
+async def test_a_field_of_the_wrong_type_is_taken_as_if_missing(api: str, data: Any) -> None:
+    # A gateway's broken event must not crash the agent's loop, nor leave the client
+    # seeing anything the session does not hold.
+    adapter, stream_of = STREAMS[api]
+    calls = [("call_0", "create_plan", json.dumps(plan(0))), ("call_1", "read", '{"path": "a"}')]
+    events = stream_of(calls, size=12)
+    for _ in range(data.draw(st.integers(1, 4))):
+        at = data.draw(st.integers(0, len(events) - 1))
+        paths = _paths(events[at])
+        if paths:
+            path = data.draw(st.sampled_from(paths))
+            events[at] = _replaced(events[at], path, data.draw(WRONG))
+    session, send = new_session()
+    async with adapter(session) as stream:
+        for event in events:
+            await stream.on_event(event)
+        await stream.finish()
+    assert_client_sees_session(send, session)
+    assert all("path" not in json.dumps(update) for update in send.updates)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._toolcalls import ProviderCall, field_reader, get
+from .._toolcalls import ProviderCall, field_reader, get, keyed
 from .._toolcalls import anthropic_result as result
 from .._toolcalls import parse_anthropic as parse
 from ._base import Session, StreamAdapter, StreamedCall
@@ -43,7 +43,10 @@ class AnthropicStream(StreamAdapter):
         if values is None or values.get("type") != "content_block_delta":
             return None
         delta = _delta_fields(values.get("delta"))
-        call = self._blocks.get(values.get("index"))
+        try:
+            call = self._blocks.get(values.get("index"))
+        except TypeError:  # an index that is no key (a list, say): the general path's
+            return None
         if delta is None or call is None or delta.get("type") != "input_json_delta":
             return None
         call.final = None  # first, as `_general` does: streamed text, when some came, is the input
@@ -60,19 +63,19 @@ class AnthropicStream(StreamAdapter):
             block = get(event, "content_block")
             if get(block, "type") == "tool_use":
                 call = await self._start(get(block, "id"), get(block, "name") or "")
-                self._blocks[get(event, "index")] = call
+                self._blocks[keyed(get(event, "index"))] = call
                 # Gateways may send the whole input here, with no deltas after it.
                 given = get(block, "input")
                 if isinstance(given, Mapping) and given:
                     await self._feed(call, given)
         elif kind == "content_block_delta":
             delta = get(event, "delta")
-            open_call = self._blocks.get(get(event, "index"))
+            open_call = self._blocks.get(keyed(get(event, "index")))
             if open_call is not None and get(delta, "type") == "input_json_delta":
                 open_call.final = None  # streamed text, when there is some, is the input
                 await self._feed(open_call, get(delta, "partial_json"))
         elif kind == "content_block_stop":
-            stopped = self._blocks.get(get(event, "index"))
+            stopped = self._blocks.get(keyed(get(event, "index")))
             if stopped is not None:
                 await self._finish(stopped)
         elif kind == "message_delta":

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._toolcalls import ProviderCall, field_reader, get
+from .._toolcalls import ProviderCall, field_reader, get, keyed, listed
 from .._toolcalls import openai_chat_result as result
 from .._toolcalls import openai_responses_result as responses_result
 from .._toolcalls import parse_openai_chat as parse
@@ -35,7 +35,7 @@ __all__ = [
 class _Choice:
     """The calls of one choice: by provider id, by index, and the latest."""
 
-    by_id: dict[str, StreamedCall] = field(default_factory=dict)
+    by_id: dict[Any, StreamedCall] = field(default_factory=dict)
     by_index: dict[Any, StreamedCall] = field(default_factory=dict)
     latest: StreamedCall | None = None
     finished: bool = False
@@ -119,19 +119,19 @@ class OpenAIChatStream(StreamAdapter):
             elif kind is not None:
                 return  # another of the stream helper's events
         chunk_id = get(event, "id")
-        choices = get(event, "choices")
+        choices = listed(get(event, "choices"))
         fresh = chunk_id and self._chunk_id and chunk_id != self._chunk_id
         if fresh and choices and self._all_finished():
             await self._new_response()  # one adapter reused for the next response
         self._chunk_id = chunk_id or self._chunk_id
-        for choice in choices or []:
-            index = get(choice, "index") or 0
+        for choice in choices:
+            index = keyed(get(choice, "index")) or 0
             if self._only is not None and index != self._only:
                 continue
             calls = self._choices.setdefault(index, _Choice())
             if calls.finished:
                 continue
-            for delta in get(get(choice, "delta"), "tool_calls") or []:
+            for delta in listed(get(get(choice, "delta"), "tool_calls")):
                 due = self._more(calls, delta)
                 if due is None:
                     await self._delta(index, calls, delta)
@@ -164,8 +164,8 @@ class OpenAIChatStream(StreamAdapter):
             return None
         return self._stream(call, arguments)
 
-    async def _delta(self, choice: int, calls: _Choice, delta: Any) -> None:
-        call_id, index = get(delta, "id"), get(delta, "index")
+    async def _delta(self, choice: Any, calls: _Choice, delta: Any) -> None:
+        call_id, index = keyed(get(delta, "id")), keyed(get(delta, "index"))
         function = get(delta, "function")
         name = get(function, "name")
         call = calls.by_id.get(call_id) if call_id else calls.by_index.get(index)
@@ -212,8 +212,11 @@ class OpenAIResponsesStream(StreamAdapter):
 
     def _item(self, item_id: Any, output_index: Any) -> StreamedCall | None:
         """A call by output item id, or by output index when the id is missing."""
-        found = self._items.get(item_id) if item_id else None
-        return found or self._items.get(("output", output_index))
+        try:
+            found = self._items.get(item_id) if item_id else None
+            return found or self._items.get(("output", output_index))
+        except TypeError:  # what keys nothing (a list, say) counts as missing, as when stored
+            return self._item(keyed(item_id), keyed(output_index))
 
     def _usual(self, event: Any) -> bool | None:
         """The usual event, more argument text for a call being streamed: taken at once, read
@@ -239,9 +242,10 @@ class OpenAIResponsesStream(StreamAdapter):
             call = self._item(get(item, "id"), get(event, "output_index"))
             if call is None:
                 call = await self._start(get(item, "call_id"), get(item, "name") or "")
-                if get(item, "id"):
-                    self._items[get(item, "id")] = call
-                self._items[("output", get(event, "output_index"))] = call
+                item_id = keyed(get(item, "id"))
+                if item_id:
+                    self._items[item_id] = call
+                self._items[("output", keyed(get(event, "output_index")))] = call
             if kind.endswith(".done"):
                 await self._finish(call, get(item, "arguments"))
             else:
@@ -261,7 +265,7 @@ class OpenAIResponsesStream(StreamAdapter):
             details = get(get(event, "response"), "incomplete_details")
             await self._finish_group(None, get(details, "reason") == "max_output_tokens")
         elif kind == "response.completed":
-            for position, item in enumerate(get(get(event, "response"), "output") or []):
+            for position, item in enumerate(listed(get(get(event, "response"), "output"))):
                 call = self._item(get(item, "id"), position)
                 if call is not None and get(item, "type") == "function_call":
                     await self._finish(call, get(item, "arguments"))

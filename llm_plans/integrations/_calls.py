@@ -240,7 +240,7 @@ class Run:
         self._open[key] = self._started[call_id] = streamed
         calls._live.setdefault(call_id, []).append(streamed)
         calls._owners[streamed] = self
-        await calls.session.feed(streamed.sid, tool, b"")
+        calls.session.feed_nowait(streamed.sid, tool, b"")  # (starts it: nothing to preview)
         arrival = calls._arrivals.get(call_id)
         if arrival is not None:
             arrival.set()
@@ -254,7 +254,10 @@ class Run:
             del self._open[key]  # finished or aborted: later text belongs to nothing
             return
         streamed.add(fragment)
-        await self._calls.session.feed(streamed.sid, streamed.tool, fragment)
+        # As the provider adapters hand fragments over: no await, no timer, no task of the
+        # session's own; a preview due goes out now.
+        if self._calls.session.feed_nowait(streamed.sid, streamed.tool, fragment):
+            await self._calls.session.flush()
 
     def done(self, key: Hashable) -> None:
         """The call under `key` has all its arguments."""

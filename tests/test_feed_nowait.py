@@ -54,12 +54,20 @@ async def test_feed_nowait_sends_nothing_and_starts_no_task() -> None:
     assert [len(u["plan"]["entries"]) for u in send.updates] == [6]  # the latest, once
 
 
+FIRST_STEP = CREATE.index("}") + 1  # where the first step's closing brace ends
+
+
+def two_due(send: RecordingSend) -> PlanSession:
+    """A session where calls "a" and "b" were each handed their first step: both due."""
+    session = session_for(send, stream_interval=0)
+    assert session.feed_nowait("a", "create_plan", CREATE[:FIRST_STEP])
+    assert session.feed_nowait("b", "create_plan", CREATE[:FIRST_STEP])
+    return session
+
+
 async def test_due_previews_go_out_at_the_next_awaited_feed_in_order() -> None:
     send = RecordingSend()
-    session = session_for(send, stream_interval=0)
-    cut = CREATE.index("}") + 1
-    assert session.feed_nowait("a", "create_plan", CREATE[:cut])
-    assert session.feed_nowait("b", "create_plan", CREATE[:cut])
+    session = two_due(send)
     assert send.sent == []
     await session.feed("c", "create_plan", "{")  # another call's awaited feed flushes both
     assert [u["plan"]["planId"] for u in send.updates] == ["plan-1", "plan-2"]
@@ -79,17 +87,14 @@ async def test_a_flush_cut_off_by_cancellation_leaves_the_rest_due() -> None:
     # A send cancelled mid-flush (a timeout around the adapter) must not strand the other
     # due previews: they stay queued, and the stream goes on previewing as before.
     send = RecordingSend()
-    session = session_for(send, stream_interval=0)
-    cut = CREATE.index("}") + 1
-    assert session.feed_nowait("a", "create_plan", CREATE[:cut])
-    assert session.feed_nowait("b", "create_plan", CREATE[:cut])
+    session = two_due(send)
     send.fail_with = asyncio.CancelledError()
     with pytest.raises(asyncio.CancelledError):
         await session.flush()
     send.fail_with = None
     await session.flush()  # b's preview, and a's, whose send was cut off, again
     assert sorted(u["plan"]["planId"] for u in send.updates) == ["plan-1", "plan-2"]
-    rest = CREATE[cut:]
+    rest = CREATE[FIRST_STEP:]
     second = rest.index("}") + 1
     assert session.feed_nowait("b", "create_plan", rest[:second])
     await session.flush()

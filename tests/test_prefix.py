@@ -7,6 +7,7 @@ import itertools
 import json
 import math
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import jiter
@@ -84,6 +85,20 @@ def scan(fragments: list[str], **keys: Any) -> FinalPrefix:
     for fragment in fragments:
         scanner.feed(fragment)
     return scanner
+
+
+def fed_in_pieces(
+    scanner: FinalPrefix, text: str, sizes: list[int], asks: list[bool]
+) -> Iterator[FinalPrefix]:
+    """Feeds `text` to `scanner` in pieces of `sizes` (taken in turn), yielding the scanner
+    after each piece `asks` (taken in turn) says to look at, and after the last."""
+    at, turn = 0, 0
+    while at < len(text):
+        size = sizes[turn % len(sizes)]
+        scanner.feed(text[at : at + size])
+        at, turn = at + size, turn + 1
+        if asks[turn % len(asks)] or at >= len(text):
+            yield scanner
 
 
 def assert_consistent(partial: dict[str, Any], full: dict[str, Any]) -> None:
@@ -447,23 +462,18 @@ def test_decoding_the_list_piece_by_piece_equals_one_parse_of_the_prefix(
     # Whatever the fragmentation and whenever final() is asked, the list's elements decoded
     # in pieces give exactly what one parse of the closed prefix gives, broken or not; and
     # the elements decoded before are the same objects (a preview reuses what it built).
-    scanner = FinalPrefix()
-    at, turn, before = 0, 0, None
-    while at < len(text):
-        size = sizes[turn % len(sizes)]
-        scanner.feed(text[at : at + size])
-        at, turn = at + size, turn + 1
-        if asks[turn % len(asks)] or at >= len(text):
-            expected = None if scanner.broken else one_parse(scanner)
-            got = scanner.final()
-            assert got == expected
-            assert (got is None) == scanner.broken
-            if got is not None and before is not None and scanner._list_open >= 0:
-                # The first list value is the one decoded in pieces (a plan has one).
-                old, new = before.get(scanner._list_key), got.get(scanner._list_key)
-                if isinstance(old, list) and isinstance(new, list) and old and new:
-                    assert all(a is b for a, b in zip(old, new, strict=False))
-            before = got
+    before = None
+    for scanner in fed_in_pieces(FinalPrefix(), text, sizes, asks):
+        expected = None if scanner.broken else one_parse(scanner)
+        got = scanner.final()
+        assert got == expected
+        assert (got is None) == scanner.broken
+        if got is not None and before is not None and scanner._list_open >= 0:
+            # The first list value is the one decoded in pieces (a plan has one).
+            old, new = before.get(scanner._list_key), got.get(scanner._list_key)
+            if isinstance(old, list) and isinstance(new, list) and old and new:
+                assert all(a is b for a, b in zip(old, new, strict=False))
+        before = got
 
 
 @given(damaged(), st.lists(st.integers(1, 9), min_size=1), st.lists(st.booleans(), min_size=1))
@@ -473,14 +483,8 @@ def test_what_grew_is_the_lists_new_elements_and_all_that_is_new(
     # Whenever `grown(had)` answers, the final part is the one the caller had (`had` its
     # list's elements) with the new elements after them, the very objects `final()` gives,
     # and nothing else new; it does not answer a caller whose elements are not the scanner's.
-    scanner = FinalPrefix()
-    at, turn, before = 0, 0, None
-    while at < len(text):
-        size = sizes[turn % len(sizes)]
-        scanner.feed(text[at : at + size])
-        at, turn = at + size, turn + 1
-        if not (asks[turn % len(asks)] or at >= len(text)):
-            continue
+    before = None
+    for scanner in fed_in_pieces(FinalPrefix(), text, sizes, asks):
         listed = None if before is None else before.get(scanner._list_key)
         had = listed if isinstance(listed, list) else []
         new = scanner.grown(had)

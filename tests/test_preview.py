@@ -10,6 +10,7 @@ from typing import Any
 from hypothesis import event, given
 from hypothesis import strategies as st
 from strategies import PRIORITIES, STATUSES, entry
+from test_prefix import fed_in_pieces
 
 from llm_plans import Limits
 from llm_plans._apply import Applied, Rejected, apply
@@ -158,30 +159,35 @@ def test_a_preview_built_from_what_is_new_is_the_cores_answer_for_the_whole_pref
     else:
         scanner = FinalPrefix()
     built = Built()
-    at, turn = 0, 0
-    while at < len(text):
-        size = sizes[turn % len(sizes)]
-        scanner.feed(text[at : at + size])
-        at, turn = at + size, turn + 1
-        if not (asks[turn % len(asks)] or at >= len(text)):
-            continue
-        # The usual preview first, as the session asks: the last one with more steps.
-        new = scanner.grown(built.sent) if built.plan is not None else None
-        lane = None if new is None else grown(book, tool, new, rules, built)
+    for _ in fed_in_pieces(scanner, text, sizes, asks):
+        lane = grown_lane(scanner, book, tool, rules, built)
         fields = scanner.final()
         if fields is None:
             return  # broken text: no preview, as today
         expected = apply(book, tool, Decoded(fields), rules, held=held, own_id=own_id)
         if lane is not None:
-            assert isinstance(expected, Applied)
-            assert expected.plan is not None
-            assert lane.same(expected.plan)
-            assert lane.statuses == expected.plan.statuses
+            assert_lane_is(lane, expected)
         else:
             got = preview(book, tool, fields, rules, built, held=held, own_id=own_id)
             assert_same(got, expected)
         if data.draw(st.integers(0, 4)) == 0 and isinstance(expected, Applied):
             book = expected.book  # another call committed between two previews
+
+
+def grown_lane(
+    scanner: FinalPrefix, book: Book, tool: ToolName | DialectTool, rules: Rules, built: Built
+) -> Stored | None:
+    """The usual preview, asked first as the session asks it: the last one with more steps."""
+    new = scanner.grown(built.sent) if built.plan is not None else None
+    return None if new is None else grown(book, tool, new, rules, built)
+
+
+def assert_lane_is(lane: Stored, expected: Applied | Rejected | Read) -> None:
+    """A preview grown from its new steps is the plan `apply` gives for the whole prefix."""
+    assert isinstance(expected, Applied)
+    assert expected.plan is not None
+    assert lane.same(expected.plan)
+    assert lane.statuses == expected.plan.statuses
 
 
 usual_entry = st.fixed_dictionaries(
@@ -233,16 +239,12 @@ def test_the_usual_preview_grown_from_its_new_steps_is_the_cores_answer(
         at, turn = at + size, turn + 1
         if not scanner.feed(text[at - size : at]):
             continue
-        new = scanner.grown(built.sent) if built.plan is not None else None
-        lane = None if new is None else grown(book, tool, new, rules, built)
+        lane = grown_lane(scanner, book, tool, rules, built)
         fields = scanner.final()
         assert fields is not None
         expected = apply(book, tool, Decoded(fields), rules, held=held, own_id=own_id)
         if lane is not None:
-            assert isinstance(expected, Applied)
-            assert expected.plan is not None
-            assert lane.same(expected.plan)
-            assert lane.statuses == expected.plan.statuses
+            assert_lane_is(lane, expected)
             grew += 1
         else:
             got = preview(book, tool, fields, rules, built, held=held, own_id=own_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -167,3 +168,46 @@ async def consume(client: anthropic.AsyncAnthropic, adapter: AnthropicStream) ->
         model="m", max_tokens=99, messages=[], stream=True
     ):
         await adapter.on_event(event)
+
+
+async def test_a_finish_cancelled_while_it_waits_for_the_session_is_rolled_back() -> None:
+    # The turn is cancelled while the call's finish waits for the session (another call
+    # holds it): the adapter's exit must still abort the call, or its preview stays shown
+    # and the session keeps streaming it.
+    send, holding, release = RecordingSend(), asyncio.Event(), asyncio.Event()
+
+    async def slow(params: dict[str, Any]) -> None:
+        await send(params)
+        if params["update"]["plan"]["planId"] == "other":
+            holding.set()
+            await release.wait()
+
+    session = PlanSession(slow, session_id="s", client_capabilities=CAPS, stream_interval=0)
+    events = anthropic_events([("toolu_1", "create_plan", CREATE)], size=8)
+    stop = next(k for k, e in enumerate(events) if e["type"] == "content_block_stop")
+    reached_stop = asyncio.Event()
+
+    async def turn() -> None:
+        async with AnthropicStream(session) as adapter:
+            for k, event in enumerate(events):
+                if k == stop:
+                    reached_stop.set()
+                    await holding.wait()  # the other call holds the session meanwhile
+                await adapter.on_event(event)
+
+    streaming = asyncio.ensure_future(turn())
+    await reached_stop.wait()
+    other = asyncio.ensure_future(
+        session.call("create_plan", {"type": "items", "id": "other", "entries": ["x"]})
+    )
+    await holding.wait()
+    for _ in range(5):  # the finish now waits for the session
+        await asyncio.sleep(0)
+    streaming.cancel()
+    release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await streaming
+    assert (await other).ok
+    assert session._streams.ids() == []  # no call left streaming
+    assert list(session.plans) == ["other"]
+    assert_client_sees_session(send, session)

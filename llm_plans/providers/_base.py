@@ -200,7 +200,9 @@ class StreamAdapter:
         previews on the client; the provider ids of the calls dropped."""
         dropped = []
         for call in self._calls:
-            if call.session_id and not call.done:
+            # Not `done` alone: a finish cut off before the session took it (cancelled while
+            # it waited for the lock) left the call done, with no result, still streaming.
+            if call.session_id and call.result is None:
                 call.done = True
                 if await self._session.abort(call.session_id):
                     dropped.append(call.provider_id or "")

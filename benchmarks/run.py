@@ -13,7 +13,8 @@ b. the same calls, against the ACP SDK's typed path for that notification;
 c. bytes the model writes to move one step on, against the full-list tools of Codex and Claude Code;
 d. bytes of the results the model reads back;
 e. streaming, fed back to back and at a live 50 tokens/s on a virtual clock, the live streams
-   beside a lean composition that sends the same previews (see streaming.py);
+   beside the streaming floor, that floor with the checks previews cannot skip, and a lean
+   composition that sends the same previews (see streaming.py);
 f. legacy form: one step's update with a 1 MB file plan active, against a 10-line file plan;
 g. end to end: plan updates per second over a real stdio pipe, against raw SDK updates;
 h. tool definition bytes and tokens per provider format, and the system prompt's;
@@ -21,8 +22,8 @@ i. per dialect: definition bytes and tokens, and the bytes a model writes to mov
 
 Only PlanSession's public API is timed, so the figures stay comparable as the core changes;
 the instruments set beside it reach into the internals: bound.py, the leanest composition
-of a call's work (table a), and streaming.py's LeanPreviews (table e2), each checked
-against the session before timing.
+of a call's work (table a), and streaming.py's check_steps and LeanPreviews (table e2),
+the latter checked against the session before timing.
 Timing method: benchmarks/timing.py.
 """
 
@@ -462,6 +463,8 @@ def section_e(rounds: int) -> None:
             "CPU vs non-streamed, median (IQR)",
             "streaming floor (keep each fragment, serialise the same previews, the call) vs "
             "non-streamed, median (IQR)",
+            "the floor and the previews' checks (each step decoded and validated once, at the "
+            "first preview that shows it) vs non-streamed, median (IQR)",
             "lean composition (each fragment found by call id, counted and kept; the same "
             "previews decoded, validated, built and sent; the call) vs non-streamed, median "
             "(IQR)",

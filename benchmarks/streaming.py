@@ -148,6 +148,31 @@ class LeanPreviews:
             await self._send({"sessionId": "s", "update": update})
 
 
+def preview_steps(text: str, braces: list[int], shows: dict[int, int]) -> dict[int, list[str]]:
+    """The fragments where the session sent a preview, each with the text of the steps that
+    became final there (from `create_text`'s offsets and the steps each preview showed)."""
+    starts = [text.index("[") + 1] + [brace + 2 for brace in braces[:-1]]  # (compact text)
+    steps = [text[start : end + 1] for start, end in zip(starts, braces, strict=True)]
+    new: dict[int, list[str]] = {}
+    had = 0
+    for fragment, count in sorted(shows.items()):
+        new[fragment], had = steps[had:count], count
+    return new
+
+
+def check_steps(steps: list[str], rules: Rules) -> None:
+    """The checks the streaming goal asks of a preview, and nothing more: the steps that
+    became final decoded from their own text (json's C decoder) and validated with the
+    library's checks, each step once. Added to the streaming floor at each preview, this is
+    what no session can skip. It is handed each step's text (nothing looks for where steps
+    end), and builds no notification, takes no lock and weighs nothing (the library never
+    uses it)."""
+    value = {"type": "items", "id": PLAN_ID, "entries": [json.loads(s) for s in steps]}
+    args = valid_as_sent("create_plan", value)
+    if args is None or usual_items(PLAN_ID, args["entries"], rules, None) is None:
+        raise ValueError("not the usual steps: check_steps handles only those")
+
+
 def split(text: str) -> list[str]:
     return [text[i : i + FRAGMENT] for i in range(0, len(text), FRAGMENT)]
 
@@ -204,8 +229,14 @@ def live(n: int, rounds: int) -> list[object]:
     observer = Observer(loop)
     session = PlanSession(observer, session_id="s", client_capabilities=CAPS)
     plain = PlanSession(DumpingSend(), session_id="s", client_capabilities=CAPS)
+    rules = Rules()
 
-    async def drive(feed: bool, least: bool = False, bound: LeanPreviews | None = None) -> None:
+    async def drive(
+        feed: bool,
+        least: bool = False,
+        bound: LeanPreviews | None = None,
+        checks: dict[int, list[str]] | None = None,
+    ) -> None:
         # An agent's loop turns once per fragment it reads from the network: so does this
         # driver, and `idle` (the driver without a session) is subtracted from the CPU.
         kept: list[str] = []
@@ -222,6 +253,8 @@ def live(n: int, rounds: int) -> list[object]:
                 await _keep(kept, fragment)
                 for params in observer.previews.get(position, ()):
                     json.dumps(params)
+                if checks is not None and position in checks:  # and what previews must check
+                    check_steps(checks[position], rules)
             await asyncio.sleep(0)
             if due:  # run the timers now due, and wait for the work they started
                 await asyncio.sleep(0)
@@ -262,10 +295,15 @@ def live(n: int, rounds: int) -> list[object]:
         observed = list(observer.seen)
         shows = {f: count for _, f, count, _ in observed if f != FINISHING}
         bound = LeanPreviews(text, shows, observer)
+        checks = preview_steps(text, braces, shows)
 
         def bounded(number: int) -> None:
             for _ in range(number):
                 loop.run_until_complete(drive(feed=False, bound=bound))
+
+        def checked(number: int) -> None:
+            for _ in range(number):
+                loop.run_until_complete(drive(feed=False, least=True, checks=checks))
 
         observer.keeping = True
         previews, observer.previews = observer.previews, {}
@@ -273,7 +311,7 @@ def live(n: int, rounds: int) -> list[object]:
         observer.keeping = False
         if not previews or observer.previews != previews:
             raise AssertionError("LeanPreviews no longer sends the session's previews")
-        t = compare([streamed, idle, unstreamed, floor, bounded], rounds)
+        t = compare([streamed, idle, unstreamed, floor, bounded, checked], rounds)
     finally:
         loop.close()
 
@@ -283,15 +321,17 @@ def live(n: int, rounds: int) -> list[object]:
         shown = next(when for when, _, count, _ in observed if count > k)
         latencies.append(shown - arrived)
     samples = list(zip(*t.samples, strict=True))
-    cpu = Ratio(tuple((s - i) / u for s, i, u, _, _ in samples))
-    floor_ratio = Ratio(tuple((f - i) / u for _, i, u, f, _ in samples))
-    bound_ratio = Ratio(tuple((b - i) / u for _, i, u, _, b in samples))
+    cpu = Ratio(tuple((s - i) / u for s, i, u, *_ in samples))
+    floor_ratio = Ratio(tuple((f - i) / u for _, i, u, f, _, _ in samples))
+    bound_ratio = Ratio(tuple((b - i) / u for _, i, u, _, b, _ in samples))
+    checked_ratio = Ratio(tuple((c - i) / u for _, i, u, _, _, c in samples))
     total = sum(size for *_, size in observed)
     return [
         n,
         f"{len(fragments) * interval:.0f}",
         cpu.cell(),
         floor_ratio.cell(),
+        checked_ratio.cell(),
         bound_ratio.cell(),
         len(observed),
         f"{total / observed[-1][3]:.1f}x",

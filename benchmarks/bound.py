@@ -48,7 +48,7 @@ class Lean:
             data = arguments.encode()
             args = None
             if len(data) <= self._rules.limits.max_arguments_bytes:
-                args = _one_pass("update_plan", data)
+                args = _one_pass("update_plan", data, self._rules.limits.max_entry_chars)
             if args is None:
                 raise ValueError("not the usual call: Lean times only that")
             current = self._plans[args["id"]]
@@ -58,7 +58,9 @@ class Lean:
                 plan: Stored | None = _changed(current, None, changes, self._rules)
                 steps = tuple(c["step"] for c in changes)
             else:
-                plan = usual_items(current.id, args["entries"], self._rules, current.meta)
+                plan = usual_items(
+                    current.id, args["entries"], self._rules, current.meta, bounded=True
+                )
             if plan is None:
                 raise ValueError("not the usual call: Lean times only that")
             self._plans = plans = {**self._plans, plan.id: plan}

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any, overload
 
 from . import _feedback
-from ._arguments import Rejection, parse
+from ._arguments import Rejection, parse, parse_bounded
 from ._book import Book, Json, Stored, extra_of, meta_with
 from ._builder import (
     FIELD_FOR,
@@ -128,10 +128,10 @@ def apply(
         return Rejected(tool, [Problem("", f"{tool!r} is not a plan tool.")], known=False)
     name: ToolName = tool  # type: ignore[assignment]
     try:
-        args = parse(name, arguments, rules.limits, size=size)
+        args, bounded = parse_bounded(name, arguments, rules.limits, size=size)
     except Rejection as rejection:
         return Rejected(name, rejection.problems, rejection.context)
-    return apply_validated(book, name, args, rules, held=held, own_id=own_id)
+    return apply_validated(book, name, args, rules, held=held, own_id=own_id, bounded=bounded)
 
 
 def apply_validated(
@@ -142,15 +142,17 @@ def apply_validated(
     *,
     held: Collection[str] = (),
     own_id: str | None = None,
+    bounded: bool = False,
 ) -> Applied | Rejected:
     """`apply` for one of our tools' arguments that `parse` validated already: every call
     after its parse, and a streamed call's preview, which validates only what became final
-    since the last one (`_preview`)."""
+    since the last one (`_preview`). `bounded`: the parse found the entries' texts within
+    the limits (`parse_bounded`)."""
     try:
         if tool == "create_plan":
-            return _create(book, args, rules, held, own_id)
+            return _create(book, args, rules, held, own_id, bounded)
         if tool == "update_plan":
-            return _update(book, args, rules)
+            return _update(book, args, rules, bounded)
         return _remove(book, args)
     except Rejection as rejection:
         return Rejected(tool, rejection.problems, rejection.context)
@@ -176,7 +178,12 @@ def _number_of(plan_id: str) -> int:
 
 
 def _create(
-    book: Book, args: Mapping[str, Any], rules: Rules, held: Collection[str], own_id: str | None
+    book: Book,
+    args: Mapping[str, Any],
+    rules: Rules,
+    held: Collection[str],
+    own_id: str | None,
+    bounded: bool,
 ) -> Applied:
     problems: list[Problem] = []
     plan_id = args.get("id")
@@ -219,7 +226,7 @@ def _create(
                     f"{rules.limits.max_id_length} characters; send an id of your own.",
                 )
             )
-    plan = build(kind, plan_id, args, rules, problems, None, validated=True)
+    plan = build(kind, plan_id, args, rules, problems, None, validated=True, bounded=bounded)
     if problems or plan is None:
         raise Rejection(problems, context)
     plans = dict(book.plans)
@@ -235,7 +242,7 @@ _REPLACING = ("entries", "content", "uri")
 _KIND_OF: dict[str, PlanType] = {field: kind for kind, field in FIELD_FOR.items()}
 
 
-def _update(book: Book, args: Mapping[str, Any], rules: Rules) -> Applied:
+def _update(book: Book, args: Mapping[str, Any], rules: Rules, bounded: bool) -> Applied:
     current = book.plans.get(args["id"])
     if current is None:
         raise Rejection(
@@ -252,7 +259,7 @@ def _update(book: Book, args: Mapping[str, Any], rules: Rules) -> Applied:
     ):
         # The usual update, the whole list sent again: when `build` would keep it as sent,
         # nothing below has more to say.
-        usual = usual_items(current.id, entries, rules, current.meta)
+        usual = usual_items(current.id, entries, rules, current.meta, bounded=bounded)
         if usual is not None:
             return _updated(book, usual)
         asked = True
@@ -273,7 +280,16 @@ def _update(book: Book, args: Mapping[str, Any], rules: Rules) -> Applied:
         kind = _kind_for_update(current, args.get("type"), replacing)
         problems = check_kind_fields(kind, args)
         # Entries `usual_items` turned down above are not offered to it again.
-        built = build(kind, current.id, args, rules, problems, current.meta, validated=not asked)
+        built = build(
+            kind,
+            current.id,
+            args,
+            rules,
+            problems,
+            current.meta,
+            validated=not asked,
+            bounded=bounded,
+        )
         if problems or built is None:
             raise Rejection(problems)
         plan = built

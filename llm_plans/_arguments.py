@@ -5,7 +5,9 @@ encoded to UTF-8, and the bytes are size-checked and parsed strictly (no NaN or 
 lone surrogates, no duplicate keys, bounded nesting). Only then are the fields validated, and
 only arguments that fail validation are repaired and validated again. The usual call of our
 own tools is parsed and validated in one pass instead, where a count proves the answer is
-the strict path's (`_one_pass`); `tests/test_arguments.py` holds the two paths equal.
+the strict path's (`_one_pass`); `tests/test_arguments.py` holds the two paths equal. That
+pass also holds each step's text to the session's length limit, so that building the plan
+need not measure the texts again (`parse_bounded`).
 
 The validators here mirror the public argument models in `_models.py` as TypedDicts: they
 return plain dicts (entries ready to send) at a fraction of the cost of model instances.
@@ -14,11 +16,12 @@ return plain dicts (entries ready to send) at a fraction of the cost of model in
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from itertools import repeat
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 
 from pydantic import AfterValidator, ConfigDict, Field, StringConstraints, TypeAdapter
 from pydantic import ValidationError as _ValidationError
@@ -95,10 +98,13 @@ class RemoveArgs(TypedDict, total=False):
     id: Required[str]
 
 
+_TYPES: dict[ToolName, Any] = {
+    "create_plan": CreateArgs,
+    "update_plan": UpdateArgs,
+    "remove_plan": RemoveArgs,
+}
 _ADAPTERS: dict[ToolName, TypeAdapter[Any]] = {
-    "create_plan": TypeAdapter(CreateArgs),
-    "update_plan": TypeAdapter(UpdateArgs),
-    "remove_plan": TypeAdapter(RemoveArgs),
+    tool: TypeAdapter(fields) for tool, fields in _TYPES.items()
 }
 _FIELDS: dict[ToolName, tuple[str, ...]] = {
     tool: tuple(adapter.json_schema()["properties"]) for tool, adapter in _ADAPTERS.items()
@@ -129,6 +135,15 @@ def parse(
     `size` is the byte count of the arguments when they are known to be longer than what
     is passed (a stream that stopped keeping text past the limit).
     """
+    return parse_bounded(tool, arguments, limits, size=size)[0]
+
+
+def parse_bounded(
+    tool: ToolName | DialectTool, arguments: Any, limits: Limits, *, size: int | None = None
+) -> tuple[Any, bool]:
+    """`parse`, and whether every entry's text is known to be within
+    `limits.max_entry_chars`: the usual call's one-pass parse checks that as it parses, so
+    that building its plan need not measure the texts again (`usual_items`)."""
     if isinstance(arguments, Decoded):
         value = arguments.value
     elif _nothing(tool, arguments):
@@ -149,9 +164,9 @@ def parse(
                 ]
             )
         if isinstance(tool, str):
-            quick = _one_pass(tool, data)
+            quick = _one_pass(tool, data, limits.max_entry_chars)
             if quick is not None:
-                return quick
+                return quick, True
         try:
             value = decode_bytes(data)
         except Undecodable as exc:
@@ -159,12 +174,13 @@ def parse(
                 ours = isinstance(tool, str)
                 raise Rejection([_feedback.cut_off_problem(ours=ours)]) from None
             raise Rejection([Problem("", f"{exc}. Send one JSON object.")]) from None
-    return validate(tool, value)
+    return validate(tool, value), False
 
 
-def _one_pass(tool: ToolName, data: bytes) -> Any | None:
+def _one_pass(tool: ToolName, data: bytes, chars: int) -> Any | None:
     """The validated arguments from pydantic's own parse of the bytes, in one pass, when that
-    provably equals the strict path's answer; None to take the strict path.
+    provably equals the strict path's answer and every entry's text is at most `chars` long;
+    None to take the strict path (which reports a longer text as the limits do).
 
     pydantic's JSON parser keeps the last of duplicate keys and takes NaN where `_meta` allows
     any value, both of which the strict path refuses; and this parse ignores extra keys in
@@ -185,7 +201,7 @@ def _one_pass(tool: ToolName, data: bytes) -> Any | None:
     if b"\\" in data:  # memchr speed; an escape such as \\u003a hides a colon from the count
         return None
     try:
-        args = _ADAPTERS[tool].validate_json(data, extra="ignore")
+        args = _bounded(tool, chars).validate_json(data, extra="ignore")
     except _ValidationError:
         return None
     keys = len(args)
@@ -206,6 +222,24 @@ def _one_pass(tool: ToolName, data: bytes) -> Any | None:
     if changes:
         colons -= "".join(filter(None, map(dict.get, changes, repeat("content")))).count(":")
     return args if colons == keys else None
+
+
+@functools.lru_cache(maxsize=16)
+def _bounded(tool: ToolName, chars: int) -> TypeAdapter[Any]:
+    """`tool`'s validator with each entry's text, once stripped, at most `chars` long: the
+    same fields, and a text's length checked as pydantic parses it, at no cost (a pass of
+    its own costs 4 µs at 100 entries). Made once per limit a session has."""
+    fields = get_type_hints(_TYPES[tool], include_extras=True)
+    if "entries" not in fields:
+        return _ADAPTERS[tool]
+    entry_fields = get_type_hints(EntryArgs, include_extras=True)
+    entry_fields["content"] = Required[Annotated[_StepText, StringConstraints(max_length=chars)]]
+    entry = TypedDict("EntryArgs", entry_fields, total=False)  # type: ignore[misc]
+    entry.__pydantic_config__ = _FORBID  # type: ignore[attr-defined]
+    fields["entries"] = list[entry] | None
+    bounded = TypedDict(_TYPES[tool].__name__, fields, total=False)  # type: ignore[misc]
+    bounded.__pydantic_config__ = _FORBID  # type: ignore[attr-defined]
+    return TypeAdapter(bounded)
 
 
 def _nothing(tool: ToolName | DialectTool, arguments: Any) -> bool:

@@ -103,17 +103,20 @@ def build(
     meta: Json | None,
     *,
     validated: bool = False,
+    bounded: bool = False,
 ) -> Stored | None:
     """The plan these fields make, or None with the reasons added to `problems`.
 
     `validated`: the entries are new dicts from our own argument validators, whose keys come
     in ACP's order; when they already say priority and status they are kept as they are
-    (`usual_items`).
+    (`usual_items`). `bounded`: their texts are known to be within the limits.
     """
     limits = rules.limits
     if kind == "items" and args.get("entries") is not None:
         raw: list[Json] = args["entries"]
-        usual = usual_items(plan_id, raw, rules, meta) if validated and not problems else None
+        usual = None
+        if validated and not problems:
+            usual = usual_items(plan_id, raw, rules, meta, bounded=bounded)
         if usual is not None:
             return usual
         if not raw and plan_id != rules.list_id:
@@ -175,17 +178,20 @@ def build(
     return None
 
 
-def usual_items(plan_id: str, raw: list[Json], rules: Rules, meta: Json | None) -> Stored | None:
+def usual_items(
+    plan_id: str, raw: list[Json], rules: Rules, meta: Json | None, *, bounded: bool = False
+) -> Stored | None:
     """The items plan validated entries make when `build` would keep them as they are: at
     least one, within the limits, each saying priority and status and nothing else (the
     usual call, whose entries are the wire's already); None for any other, which `build`
-    decides."""
+    decides. `bounded`: the entries' texts are known to be within the limits (the one-pass
+    parse checks them), and are not measured again."""
     limits = rules.limits
     # At C speed, a pass each: this runs for every step of every call.
     if (
         not raw
         or len(raw) > limits.max_entries
-        or max(map(len, map(CONTENT, raw))) > limits.max_entry_chars
+        or (not bounded and max(map(len, map(CONTENT, raw))) > limits.max_entry_chars)
     ):
         return None
     # Every entry says priority and status (a missing one raises KeyError, a null is falsy,

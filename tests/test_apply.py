@@ -91,6 +91,30 @@ def test_a_change_meets_the_step_rules_an_entry_meets() -> None:
     assert applied(apply(book, "update_plan", exact, rules)).plan is not None
 
 
+def test_the_usual_call_meets_the_step_length_of_any_limits() -> None:
+    """The usual call's texts are measured as they are parsed, against the session's own
+    limit (smaller or larger than the default): one character over is refused as the
+    strict path refuses it, whitespace around a text does not count, and the limit itself
+    passes."""
+    for chars in (10, 1000, 5000):
+        rules = Rules(Limits(max_entry_chars=chars))
+
+        def step(text: str) -> dict[str, object]:
+            return {"content": text, "priority": "medium", "status": "pending"}
+
+        create = {"type": "items", "id": "p", "entries": [step("a"), step("x" * (chars + 1))]}
+        refused = rejected(apply(Book(), "create_plan", create, rules))
+        assert [p.path for p in refused.problems] == ["entries[1].content"]
+        assert f"{chars + 1} characters; at most {chars}" in refused.text
+        book = applied(apply(Book(), "create_plan", STEPS | {"id": "p"}, rules)).book
+        update = {"id": "p", "entries": [step("b"), step("x" * (chars + 1))]}
+        assert rejected(apply(book, "update_plan", update, rules)).problems == refused.problems
+        exact = {"id": "p", "entries": [step("b"), step(" " + "y" * chars + " ")]}
+        plan = applied(apply(book, "update_plan", exact, rules)).plan
+        assert plan is not None
+        assert plan.entries[1]["content"] == "y" * chars
+
+
 def test_a_replacement_meets_the_rules_a_create_meets() -> None:
     book = applied(apply(Book(), "create_plan", {"type": "markdown", "content": "# x"})).book
     for update in (

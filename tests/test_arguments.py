@@ -191,22 +191,29 @@ def _one_pass_inputs() -> st.SearchStrategy[tuple[str, Any]]:
 _WIRE_ORDER = ("content", "priority", "status", "_meta")
 
 
-def _answer(tool: str, text: str | bytes) -> Any:
+def _answer(tool: str, text: str | bytes, limits: Limits) -> Any:
     try:
-        return ("ok", parse(tool, text, Limits()))  # type: ignore[arg-type]
+        return ("ok", parse(tool, text, limits))  # type: ignore[arg-type]
     except Rejection as rejection:
         return ("rejected", [(p.path, p.message, p.sent) for p in rejection.problems])
 
 
 @settings(max_examples=1000)
-@given(_one_pass_inputs())
-def test_the_one_pass_parse_answers_as_the_strict_parse_does(call: tuple[str, Any]) -> None:
+@given(_one_pass_inputs(), st.sampled_from([1, 8, 40, 1000]))
+def test_the_one_pass_parse_answers_as_the_strict_parse_does(
+    call: tuple[str, Any], chars: int
+) -> None:
     tool, text = call
-    fast = _answer(tool, text)
+    limits = Limits(max_entry_chars=chars)
+    fast = _answer(tool, text, limits)
     with mock.patch.object(_arguments, "_one_pass", return_value=None):
-        strict = _answer(tool, text)
+        strict = _answer(tool, text, limits)
     assert fast == strict
     if fast[0] == "ok":
+        # What the one pass vouches for: every entry's text within the limit.
+        args, bounded = _arguments.parse_bounded(tool, text, limits)  # type: ignore[arg-type]
+        if bounded:
+            assert all(len(entry["content"]) <= chars for entry in args.get("entries") or ())
         assert json.dumps(fast[1]) == json.dumps(strict[1])
         # Whatever order the keys came in, an entry's are in the wire's order: the builder
         # keeps validated entries as they are.
@@ -216,11 +223,15 @@ def test_the_one_pass_parse_answers_as_the_strict_parse_does(call: tuple[str, An
 
 def test_the_one_pass_parse_is_taken_for_the_usual_call() -> None:
     text = json.dumps({"id": "p:1", "entries": [{"content": "Run: tests", "status": None}]})
-    assert _arguments._one_pass("update_plan", text.encode()) is not None
+    assert _arguments._one_pass("update_plan", text.encode(), 10) is not None
+    assert _arguments.parse_bounded("update_plan", text, Limits(max_entry_chars=10))[1]
+    # A text past the limit is left to the strict path, which the limits then refuse.
+    assert _arguments._one_pass("update_plan", text.encode(), 9) is None
+    assert not _arguments.parse_bounded("update_plan", text, Limits(max_entry_chars=9))[1]
     twice = '{"id": "p", "id": "q:", "entries": null}'
-    assert _arguments._one_pass("update_plan", twice.encode()) is None
+    assert _arguments._one_pass("update_plan", twice.encode(), 1000) is None
     # It ignores a key no field has, and its count sends the call to the strict path.
     for extra in ('{"id": "p", "x": 1}', '{"id": "p", "entries": [{"content": "a", "x": 1}]}'):
-        assert _arguments._one_pass("update_plan", extra.encode()) is None
+        assert _arguments._one_pass("update_plan", extra.encode(), 1000) is None
         with pytest.raises(Rejection):
             parse("update_plan", extra, Limits())

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from itertools import repeat
@@ -164,9 +165,10 @@ def parse_bounded(
                 ]
             )
         if isinstance(tool, str):
-            quick = _one_pass(tool, data, limits.max_entry_chars)
+            chars = _text_bound(limits)
+            quick = _one_pass(tool, data, chars)
             if quick is not None:
-                return quick, True
+                return quick, chars is not None
         try:
             value = decode_bytes(data)
         except Undecodable as exc:
@@ -177,10 +179,11 @@ def parse_bounded(
     return validate(tool, value), False
 
 
-def _one_pass(tool: ToolName, data: bytes, chars: int) -> Any | None:
+def _one_pass(tool: ToolName, data: bytes, chars: int | None) -> Any | None:
     """The validated arguments from pydantic's own parse of the bytes, in one pass, when that
-    provably equals the strict path's answer and every entry's text is at most `chars` long;
-    None to take the strict path (which reports a longer text as the limits do).
+    provably equals the strict path's answer and every entry's text is at most `chars` long
+    (any length when None); None to take the strict path (which reports a longer text as the
+    limits do).
 
     pydantic's JSON parser keeps the last of duplicate keys and takes NaN where `_meta` allows
     any value, both of which the strict path refuses; and this parse ignores extra keys in
@@ -201,7 +204,8 @@ def _one_pass(tool: ToolName, data: bytes, chars: int) -> Any | None:
     if b"\\" in data:  # memchr speed; an escape such as \\u003a hides a colon from the count
         return None
     try:
-        args = _bounded(tool, chars).validate_json(data, extra="ignore")
+        adapter = _ADAPTERS[tool] if chars is None else _bounded(tool, chars)
+        args = adapter.validate_json(data, extra="ignore")
     except _ValidationError:
         return None
     keys = len(args)
@@ -224,11 +228,23 @@ def _one_pass(tool: ToolName, data: bytes, chars: int) -> Any | None:
     return args if colons == keys else None
 
 
-@functools.lru_cache(maxsize=16)
+def _text_bound(limits: Limits) -> int | None:
+    """The length the one pass holds entry texts to: `max_entry_chars` when pydantic can take
+    it (a whole number, at most the longest a text can be); None for any other value (a
+    float such as `math.inf`, a negative number), which the builder measures against as it
+    always did."""
+    chars = limits.max_entry_chars
+    if type(chars) is not int or chars < 0:
+        return None
+    return min(chars, sys.maxsize)
+
+
+@functools.lru_cache(maxsize=128)
 def _bounded(tool: ToolName, chars: int) -> TypeAdapter[Any]:
     """`tool`'s validator with each entry's text, once stripped, at most `chars` long: the
     same fields, and a text's length checked as pydantic parses it, at no cost (a pass of
-    its own costs 4 µs at 100 entries). Made once per limit a session has."""
+    its own costs 4 µs at 100 entries). Made once per limit (about 2 ms), and kept for the
+    last 128 limits the process used."""
     fields = get_type_hints(_TYPES[tool], include_extras=True)
     if "entries" not in fields:
         return _ADAPTERS[tool]

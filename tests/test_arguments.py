@@ -221,6 +221,20 @@ def test_the_one_pass_parse_answers_as_the_strict_parse_does(
             assert list(entry) == [k for k in _WIRE_ORDER if k in entry]
 
 
+def test_a_length_limit_pydantic_cannot_hold_leaves_the_texts_to_the_builder() -> None:
+    """`max_entry_chars` as a float (`math.inf` for no limit, a number read from a config
+    file), negative, or past the longest text there can be: the one pass answers as the
+    strict path does and never raises; only a whole number vouches for the texts."""
+    text = json.dumps({"id": "p", "entries": [{"content": "Read the parser", "status": None}]})
+    for chars in (math.inf, 1e4, 10.0, -1, 10**30, 2**64):
+        limits = Limits(max_entry_chars=chars)  # type: ignore[arg-type]
+        fast = _answer("update_plan", text, limits)
+        with mock.patch.object(_arguments, "_one_pass", return_value=None):
+            assert fast == _answer("update_plan", text, limits)
+        bounded = _arguments.parse_bounded("update_plan", text, limits)[1]
+        assert bounded is (type(chars) is int and chars >= 0)
+
+
 def test_the_one_pass_parse_is_taken_for_the_usual_call() -> None:
     text = json.dumps({"id": "p:1", "entries": [{"content": "Run: tests", "status": None}]})
     assert _arguments._one_pass("update_plan", text.encode(), 10) is not None

@@ -1,10 +1,13 @@
 """Benchmarks: every timed figure is a median ratio over rounds interleaved with its baseline.
 
     python benchmarks/run.py [--quick] [--sections abcdefghi] [--out results.json]
+    python benchmarks/run.py --runs 5   # the published figures: medians of five runs
     python benchmarks/run.py --sections i --update   # refresh exact (untimed) sections only
 
 A full run writes its figures and the machine's description to benchmarks/results.json;
-benchmarks/tables.py renders them into docs/benchmarks.md and benchmarks/README.md.
+benchmarks/tables.py renders them into docs/benchmarks.md and benchmarks/README.md. With
+`--runs N` the benchmark runs N times, each in a fresh process, and each measured figure is
+published as its median over the runs (medians.py), as the goals count them.
 
 a. per tool call, against the floor `json.loads(arguments)` + building the notification +
    `json.dumps` + one awaited no-op `send`, and the leanest composition of the same work
@@ -36,6 +39,7 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -52,6 +56,7 @@ from acp.schema import (
 )
 from bound import Lean, check
 from dialects import definition_header, definition_rows, written_header, written_rows
+from medians import combined
 from streaming import adapter_rows, budget_rows, stream_rows
 from timing import Ratio, Timings, compare, table, us
 from workload import CAPS, STEP, DumpingSend, compact, entries, strict_changes, strict_update
@@ -706,6 +711,27 @@ def updated(results: dict[str, Any], tables: list[dict[str, Any]]) -> dict[str, 
     return {**results, "tables": ordered}
 
 
+def several(runs: int, sections: str, quick: bool, out: Path | None) -> None:
+    """Run the benchmark `runs` times, each in a fresh process (no run inherits another's
+    caches or heap), and write each measured figure's median over them (`medians.combined`)
+    where a single run would write its own."""
+    with tempfile.TemporaryDirectory() as folder:
+        paths = [Path(folder) / f"run{k}.json" for k in range(runs)]
+        for k, path in enumerate(paths, 1):
+            print(f"\n---- run {k} of {runs} ----", flush=True)
+            command = [sys.executable, __file__, "--sections", sections, "--out", str(path)]
+            subprocess.run([*command, *(["--quick"] if quick else [])], check=True)
+        results = combined([json.loads(path.read_text("utf-8")) for path in paths])
+    print(f"\n---- medians of {runs} runs ----")
+    for t in results["tables"]:
+        print(table(f"{t['key']}. {t['title']}", t["header"], t["rows"]))
+    if out is None and not quick and set(sections) >= set("abcdefghi"):
+        out = RESULTS
+    if out is not None:
+        out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", "utf-8")
+        print(f"\nWrote {out}; python benchmarks/tables.py puts its tables into the docs.")
+
+
 def machine() -> str:
     cpu = platform.processor() or platform.machine()
     try:
@@ -738,9 +764,21 @@ def main() -> None:
         help=f"where to write the results (default: {RESULTS.name} after a full run of every "
         "section; a quick or partial run writes none unless asked)",
     )
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=1,
+        help="run the benchmark this many times, each in a fresh process, and publish each "
+        "measured figure's median over them (the published figures are of --runs 5)",
+    )
     args = parser.parse_args()
     if args.update and not set(args.sections) <= EXACT:
         parser.error(f"--update refreshes exact sections only ({''.join(sorted(EXACT))})")
+    if args.runs > 1:
+        if args.update:
+            parser.error("--update refreshes exact sections, which need no more than one run")
+        several(args.runs, args.sections, args.quick, args.out)
+        return
     rounds = 3 if args.quick else 21
     print(f"llm_plans benchmarks on {machine()}; {rounds} interleaved rounds per ratio")
     load = os.getloadavg()[0]  # one-minute load: other work on the machine moves the µs

@@ -16,11 +16,12 @@ import json
 import statistics
 from typing import Any
 
+from pydantic import TypeAdapter, ValidationError
 from timing import Ratio, VirtualClockLoop, compare
 from workload import CAPS, DumpingSend, compact, entries
 
 from llm_plans import PlanSession
-from llm_plans._arguments import valid_as_sent
+from llm_plans._arguments import EntryArgs, valid_as_sent
 from llm_plans._builder import Rules, usual_items
 
 STREAM_SIZES = (20, 80, 200)
@@ -29,6 +30,7 @@ RATE = 200.0  # bytes per second: 50 tokens/s at about 4 bytes a token
 PLAN_ID = "p"
 CALL_ID = "c"
 REMOVE = '{"id":"p"}'
+_STEPS = TypeAdapter(list[EntryArgs])  # a preview's new steps, validated as `check_steps` does
 
 
 def create_text(n: int) -> tuple[str, list[int]]:
@@ -148,28 +150,37 @@ class LeanPreviews:
             await self._send({"sessionId": "s", "update": update})
 
 
-def preview_steps(text: str, braces: list[int], shows: dict[int, int]) -> dict[int, list[str]]:
-    """The fragments where the session sent a preview, each with the text of the steps that
-    became final there (from `create_text`'s offsets and the steps each preview showed)."""
-    starts = [text.index("[") + 1] + [brace + 2 for brace in braces[:-1]]  # (compact text)
-    steps = [text[start : end + 1] for start, end in zip(starts, braces, strict=True)]
-    new: dict[int, list[str]] = {}
+def preview_steps(text: str, braces: list[int], shows: dict[int, int]) -> dict[int, str]:
+    """The fragments where the session sent a preview, each with the steps that became final
+    there: one slice of the arguments' text (`{...},{...}`), from `create_text`'s offsets
+    and the steps each preview showed."""
+    first = text.index("[") + 1
+    new: dict[int, str] = {}
     had = 0
     for fragment, count in sorted(shows.items()):
-        new[fragment], had = steps[had:count], count
+        start = first if had == 0 else braces[had - 1] + 2  # (after the `},`: compact text)
+        new[fragment], had = text[start : braces[count - 1] + 1], count
     return new
 
 
-def check_steps(steps: list[str], rules: Rules) -> None:
-    """The checks the streaming goal asks of a preview, and nothing more: the steps that
-    became final decoded from their own text (json's C decoder) and validated with the
-    library's checks, each step once. Added to the streaming floor at each preview, this is
-    what no session can skip. It is handed each step's text (nothing looks for where steps
-    end), and builds no notification, takes no lock and weighs nothing (the library never
-    uses it)."""
-    value = {"type": "items", "id": PLAN_ID, "entries": [json.loads(s) for s in steps]}
-    args = valid_as_sent("create_plan", value)
-    if args is None or usual_items(PLAN_ID, args["entries"], rules, None) is None:
+def check_steps(steps: str, rules: Rules) -> None:
+    """The checks the streaming goal asks of a preview, and nothing more, done the cheapest
+    way we know: the steps that became final, parsed and validated in one pass by pydantic
+    as the library parses the usual call (a count of their colons proving that no key was
+    said twice or dropped), then the library's checks on steps (`usual_items`), each step
+    once. Added to the streaming floor at each preview, this is what a session must do. It
+    is handed the steps' text (nothing looks for where steps end), and builds no
+    notification, takes no lock and weighs nothing (the library never uses it)."""
+    text = "[" + steps + "]"
+    if "\\" in text:
+        raise ValueError("an escape: check_steps handles only the benchmark's steps")
+    try:
+        entries = _STEPS.validate_json(text, extra="ignore")
+    except ValidationError:
+        entries = None
+    if entries is not None and text.count(":") != sum(map(len, entries)):
+        raise ValueError("a key said twice or unknown: the benchmark's steps have none")
+    if entries is None or usual_items(PLAN_ID, entries, rules, None) is None:
         raise ValueError("not the usual steps: check_steps handles only those")
 
 
@@ -235,7 +246,7 @@ def live(n: int, rounds: int) -> list[object]:
         feed: bool,
         least: bool = False,
         bound: LeanPreviews | None = None,
-        checks: dict[int, list[str]] | None = None,
+        checks: dict[int, str] | None = None,
     ) -> None:
         # An agent's loop turns once per fragment it reads from the network: so does this
         # driver, and `idle` (the driver without a session) is subtracted from the CPU.

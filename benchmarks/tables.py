@@ -33,9 +33,11 @@ def markdown_table(header: list[str], rows: list[list[str]]) -> str:
 
 def render(results: dict[str, Any]) -> str:
     """Everything between the markers: where the figures come from, then each table."""
+    runs = results.get("runs", 1)
+    each = f"; each figure the median of {runs} runs, each in a fresh process" if runs > 1 else ""
     parts = [
         f"Measured on {results['machine']}, one-minute load average "
-        f"{results['load_average']}, {results['rounds']} interleaved rounds per ratio."
+        f"{results['load_average']}, {results['rounds']} interleaved rounds per ratio{each}."
     ]
     for t in results["tables"]:
         parts.append(f"**{t['key']}.** {t['title']}\n\n{markdown_table(t['header'], t['rows'])}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import statistics
+import time
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -184,6 +185,25 @@ def check_steps(steps: str, rules: Rules) -> None:
         raise ValueError("not the usual steps: check_steps handles only those")
 
 
+class Removal:
+    """Removes the plan a streamed or plain create made, so that the next can make it again:
+    scaffolding, not the call. Each removal's CPU time is noted, and a side returns it
+    (`taken`) for `compare` to take out, so that every ratio is against the create alone."""
+
+    def __init__(self) -> None:
+        self._spent = 0.0
+
+    async def __call__(self, session: PlanSession) -> None:
+        start = time.thread_time()
+        await session.call("remove_plan", REMOVE)
+        self._spent += time.thread_time() - start
+
+    def taken(self) -> float:
+        """The CPU seconds removals took since the last time this was asked."""
+        spent, self._spent = self._spent, 0.0
+        return spent
+
+
 def split(text: str) -> list[str]:
     return [text[i : i + FRAGMENT] for i in range(0, len(text), FRAGMENT)]
 
@@ -195,25 +215,28 @@ def back_to_back(n: int, rounds: int) -> list[object]:
     observer = Observer(loop)
     session = PlanSession(observer, session_id="s", client_capabilities=CAPS)
     plain = PlanSession(DumpingSend(), session_id="s", client_capabilities=CAPS)
+    removal = Removal()
 
     async def streamed_once() -> None:
         for position, fragment in enumerate(fragments, 1):
             observer.fragment = position
             await session.feed("c", "create_plan", fragment)
         assert (await session.finish("c")).ok
-        await session.call("remove_plan", REMOVE)
+        await removal(session)
 
-    def streamed(number: int) -> None:
+    def streamed(number: int) -> float:
         for _ in range(number):
             loop.run_until_complete(streamed_once())
+        return removal.taken()
 
-    def unstreamed(number: int) -> None:
+    def unstreamed(number: int) -> float:
         async def batch() -> None:
             for _ in range(number):
                 await plain.call("create_plan", text)
-                await plain.call("remove_plan", REMOVE)
+                await removal(plain)
 
         loop.run_until_complete(batch())
+        return removal.taken()
 
     try:
         streamed(1)
@@ -241,6 +264,7 @@ def live(n: int, rounds: int) -> list[object]:
     session = PlanSession(observer, session_id="s", client_capabilities=CAPS)
     plain = PlanSession(DumpingSend(), session_id="s", client_capabilities=CAPS)
     rules = Rules()
+    removal = Removal()
 
     async def drive(
         feed: bool,
@@ -273,30 +297,33 @@ def live(n: int, rounds: int) -> list[object]:
         observer.fragment = FINISHING
         if feed:
             assert (await session.finish("c")).ok
-            await session.call("remove_plan", REMOVE)
+            await removal(session)
         elif least or bound is not None:
             await plain.call("create_plan", text)
-            await plain.call("remove_plan", REMOVE)
+            await removal(plain)
 
-    def streamed(number: int) -> None:
+    def streamed(number: int) -> float:
         for _ in range(number):
             loop.run_until_complete(drive(feed=True))
+        return removal.taken()
 
     def idle(number: int) -> None:
         for _ in range(number):
             loop.run_until_complete(drive(feed=False))
 
-    def floor(number: int) -> None:
+    def floor(number: int) -> float:
         for _ in range(number):
             loop.run_until_complete(drive(feed=False, least=True))
+        return removal.taken()
 
-    def unstreamed(number: int) -> None:
+    def unstreamed(number: int) -> float:
         async def batch() -> None:
             for _ in range(number):
                 await plain.call("create_plan", text)
-                await plain.call("remove_plan", REMOVE)
+                await removal(plain)
 
         loop.run_until_complete(batch())
+        return removal.taken()
 
     try:
         start = loop.now
@@ -308,13 +335,15 @@ def live(n: int, rounds: int) -> list[object]:
         bound = LeanPreviews(text, shows, observer)
         checks = preview_steps(text, braces, shows)
 
-        def bounded(number: int) -> None:
+        def bounded(number: int) -> float:
             for _ in range(number):
                 loop.run_until_complete(drive(feed=False, bound=bound))
+            return removal.taken()
 
-        def checked(number: int) -> None:
+        def checked(number: int) -> float:
             for _ in range(number):
                 loop.run_until_complete(drive(feed=False, least=True, checks=checks))
+            return removal.taken()
 
         observer.keeping = True
         previews, observer.previews = observer.previews, {}

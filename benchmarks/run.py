@@ -733,11 +733,20 @@ def several(runs: int, sections: str, quick: bool, out: Path | None) -> None:
     print(f"\n---- medians of {runs} runs ----")
     for t in results["tables"]:
         print(table(f"{t['key']}. {t['title']}", t["header"], t["rows"]))
-    if out is None and not quick and set(sections) >= set("abcdefghi"):
-        out = RESULTS
+    out = out or published(quick, sections)
     if out is not None:
-        out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", "utf-8")
-        print(f"\nWrote {out}; python benchmarks/tables.py puts its tables into the docs.")
+        write(out, results, "Wrote")
+
+
+def published(quick: bool, sections: str) -> Path | None:
+    """Where a run writes its results when not told: the results file after a full run of
+    every section, nowhere after a quick or partial one."""
+    return RESULTS if not quick and set(sections) >= set("abcdefghi") else None
+
+
+def write(out: Path, results: dict[str, Any], verb: str) -> None:
+    out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", "utf-8")
+    print(f"\n{verb} {out}; python benchmarks/tables.py puts its tables into the docs.")
 
 
 def machine() -> str:
@@ -811,12 +820,9 @@ def main() -> None:
     out = args.out
     if args.update:
         out = out or RESULTS
-        results = updated(json.loads(out.read_text("utf-8")), TABLES)
-        out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", "utf-8")
-        print(f"\nUpdated {out}; python benchmarks/tables.py puts its tables into the docs.")
+        write(out, updated(json.loads(out.read_text("utf-8")), TABLES), "Updated")
         return
-    if out is None and not args.quick and set(args.sections) >= set("abcdefghi"):
-        out = RESULTS
+    out = out or published(args.quick, args.sections)
     if out is not None:
         results = {
             "machine": machine(),
@@ -825,8 +831,7 @@ def main() -> None:
             "quick": args.quick,
             "tables": TABLES,
         }
-        out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", "utf-8")
-        print(f"\nWrote {out}; python benchmarks/tables.py puts its tables into the docs.")
+        write(out, results, "Wrote")
 
 
 if __name__ == "__main__":

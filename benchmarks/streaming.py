@@ -15,6 +15,7 @@ import asyncio
 import json
 import statistics
 import time
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -204,6 +205,24 @@ class Removal:
         return spent
 
 
+def unstreamed_side(
+    loop: asyncio.AbstractEventLoop, plain: PlanSession, text: str, removal: Removal
+) -> Callable[[int], float]:
+    """The baseline every streaming ratio divides by: the same create_plan, not streamed, as
+    a `compare` side (its removals returned, to be taken out)."""
+
+    def unstreamed(number: int) -> float:
+        async def batch() -> None:
+            for _ in range(number):
+                await plain.call("create_plan", text)
+                await removal(plain)
+
+        loop.run_until_complete(batch())
+        return removal.taken()
+
+    return unstreamed
+
+
 def split(text: str) -> list[str]:
     return [text[i : i + FRAGMENT] for i in range(0, len(text), FRAGMENT)]
 
@@ -229,14 +248,7 @@ def back_to_back(n: int, rounds: int) -> list[object]:
             loop.run_until_complete(streamed_once())
         return removal.taken()
 
-    def unstreamed(number: int) -> float:
-        async def batch() -> None:
-            for _ in range(number):
-                await plain.call("create_plan", text)
-                await removal(plain)
-
-        loop.run_until_complete(batch())
-        return removal.taken()
+    unstreamed = unstreamed_side(loop, plain, text, removal)
 
     try:
         streamed(1)
@@ -316,14 +328,7 @@ def live(n: int, rounds: int) -> list[object]:
             loop.run_until_complete(drive(feed=False, least=True))
         return removal.taken()
 
-    def unstreamed(number: int) -> float:
-        async def batch() -> None:
-            for _ in range(number):
-                await plain.call("create_plan", text)
-                await removal(plain)
-
-        loop.run_until_complete(batch())
-        return removal.taken()
+    unstreamed = unstreamed_side(loop, plain, text, removal)
 
     try:
         start = loop.now

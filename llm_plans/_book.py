@@ -60,6 +60,8 @@ class Stored:
     """The entries' statuses, when the maker has them at hand (the builder read them)."""
     statuses: tuple[str, ...] = field(init=False, repr=False)
     """The status of each step, in order (for counting and finding at C speed)."""
+    _doing: tuple[int, ...] | None = field(init=False, repr=False)
+    _counts: dict[str, int] | None = field(init=False, repr=False)
 
     def __post_init__(self, known_statuses: tuple[str, ...] | None) -> None:
         # Worked out at once, not as a cached_property: every plan made is shown, which needs
@@ -68,6 +70,34 @@ class Stored:
         if known_statuses is None:
             known_statuses = tuple(map(STATUS, self.entries))
         self.statuses = known_statuses
+        self._doing = self._counts = None
+
+    def in_progress(self) -> tuple[int, ...]:
+        """The numbers (1-based) of the steps in progress, in order: worked out on first use
+        and kept, as the notification, the result text and its notes each ask."""
+        doing = self._doing
+        if doing is None:
+            statuses, found, start = self.statuses, [], 0
+            for _ in range(statuses.count("in_progress")):
+                start = statuses.index("in_progress", start) + 1
+                found.append(start)
+            doing = self._doing = tuple(found)
+        return doing
+
+    def status_counts(self) -> Mapping[str, int]:
+        """How many steps have each of ACP's four statuses (the only ones a step is stored
+        with): worked out on first use and kept."""
+        counts = self._counts
+        if counts is None:
+            statuses = self.statuses
+            counts = self._counts = {
+                "completed": statuses.count("completed"),
+                "in_progress": len(self.in_progress()),
+                "pending": statuses.count("pending"),
+            }
+            # Counted, not found, at C speed: a status no step has costs a whole scan.
+            counts["cancelled"] = len(statuses) - sum(counts.values())
+        return counts
 
     def same(self, other: Stored | None) -> bool:
         """True when `other` would look the same to a client."""

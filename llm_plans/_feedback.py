@@ -312,7 +312,7 @@ def describe(plan: Stored, focus: Iterable[int] = ()) -> str:
     if previous < total:
         lines.append(f"   ... {_span(previous + 1, total)} not shown")
     if total > MAX_LISTED_STEPS:
-        counts = _counts(plan)
+        counts = plan.status_counts()
         cancelled = f", {counts['cancelled']} cancelled" if counts["cancelled"] else ""
         lines.append(
             f"({counts['completed']} completed, {counts['in_progress']} in progress, "
@@ -340,10 +340,6 @@ def step_numbers(total: int) -> str:
     return "only step 1" if total == 1 else f"steps 1 to {total}"
 
 
-def _counts(plan: Stored) -> dict[str, int]:
-    return {s: plan.statuses.count(s) for s in ("completed", "in_progress", "pending", "cancelled")}
-
-
 def _brief(text: str) -> str:
     return _quoted(text if len(text) <= _MAX_BRIEF else text[: _MAX_BRIEF - 3] + "...")
 
@@ -360,17 +356,17 @@ def _changes_line(verb: str, plan: Stored, changed: tuple[int, ...]) -> str:
 
 
 def _progress(plan: Stored) -> list[str]:
-    doing = plan.steps_with("in_progress", 1)
-    doing_count = plan.statuses.count("in_progress")
-    pending_count = plan.statuses.count("pending")
+    doing = plan.in_progress()
+    counts = plan.status_counts()
+    doing_count, pending_count = len(doing), counts["pending"]
     lines = []
     if doing:
-        shown = "; ".join(f"step {n} {_brief(plan.entries[n - 1]['content'])}" for n in doing)
+        shown = f"step {doing[0]} {_brief(plan.entries[doing[0] - 1]['content'])}"
         more = f" and {doing_count - 1} more" if doing_count > 1 else ""
         lines.append(f"In progress: {shown}{more}.")
     if not doing_count and not pending_count:
         total = len(plan.entries)
-        cancelled = plan.statuses.count("cancelled")
+        cancelled = counts["cancelled"]
         if not cancelled:
             done = "The plan's only step is" if total == 1 else f"All {total} steps are"
             lines.append(f"{done} completed.")
@@ -387,7 +383,7 @@ def _progress(plan: Stored) -> list[str]:
 
 def _focus(plan: Stored, focus: Iterable[int]) -> list[int]:
     wanted = {n for n in focus if 1 <= n <= len(plan.entries)}
-    wanted.update(plan.steps_with("in_progress", len(plan.entries)))
+    wanted.update(plan.in_progress())
     wanted.update(plan.steps_with("pending", _NEXT_PENDING))
     return sorted(wanted)
 
@@ -402,11 +398,11 @@ def ids_list(plans: Mapping[str, Any]) -> str:
 
 def discipline_notes(plan: Stored) -> list[str]:
     """Advice (not errors) when an items plan does not show what is being worked on."""
-    doing = plan.steps_with("in_progress", _MAX_CHANGES_LISTED)
+    doing = plan.in_progress()
     if len(doing) > 1:
-        steps = ", ".join(map(str, doing))
-        more = plan.statuses.count("in_progress") - len(doing)
-        if more:
+        steps = ", ".join(map(str, doing[:_MAX_CHANGES_LISTED]))
+        more = len(doing) - _MAX_CHANGES_LISTED
+        if more > 0:
             steps += f" and {more} more"
         return [f"Note: steps {steps} are all in_progress; keep exactly one step in progress."]
     if not doing:
@@ -447,13 +443,13 @@ def list_written(verb: str, noun: str, plan: Stored, *, discipline: bool) -> str
     if not total:
         return f"{verb} the {noun}: it is empty now."
     blocked = _blocked(plan)
-    counts = _counts(plan)
+    counts = dict(plan.status_counts())
     counts["pending"] -= len(blocked)
     parts = [f"{counts[s]} {s.replace('_', ' ')}" for s in counts if counts[s]]
     if blocked:
         parts.append(f"{len(blocked)} blocked")
     lines = [f"{verb} the {noun} ({count(total, 'item')}): {', '.join(parts)}."]
-    doing = plan.steps_with("in_progress", 1)
+    doing = plan.in_progress()
     if doing:
         lines.append(f"In progress: {_brief(plan.entries[doing[0] - 1]['content'])}.")
     waiting = set(blocked)
@@ -485,7 +481,7 @@ def _blocked(plan: Stored) -> list[int]:
 
 def list_discipline_notes(plan: Stored) -> list[str]:
     """`discipline_notes` for lists written whole, which the model edits by text, not number."""
-    doing = plan.statuses.count("in_progress")
+    doing = len(plan.in_progress())
     if doing > 1:
         return [f"Note: {doing} items are in_progress; keep exactly one in progress."]
     if not doing and plan.steps_with("pending", 1):

@@ -120,16 +120,15 @@ def shown_entries(plan: Stored, form: WireForm) -> tuple[Json, ...]:
     prefixed `Cancelled: `, so it reads neither as done nor as still to do. `_meta` goes out
     unchanged. A plan that needs neither (the usual case) sends its stored entries as they are.
     """
-    statuses = plan.statuses  # worked out once per plan: the checks below are scans at C speed
-    cancelled = form in V1_FORMS and "cancelled" in statuses
-    active = _active_steps(plan) if "in_progress" in statuses else {}
+    cancelled = form in V1_FORMS and plan.status_counts()["cancelled"] > 0
+    active = _active_steps(plan)
     if not cancelled and not active:
         return plan.entries
     shown = list(plan.entries)
     for step, text in active.items():
         shown[step] = {**shown[step], "content": text}
     if cancelled:
-        for step, status in enumerate(statuses):
+        for step, status in enumerate(plan.statuses):
             if status == "cancelled":
                 entry = shown[step]
                 content = entry["content"]
@@ -142,15 +141,13 @@ def shown_entries(plan: Stored, form: WireForm) -> tuple[Json, ...]:
 def _active_steps(plan: Stored) -> dict[int, str]:
     # The steps in progress are few (usually one): look only at those.
     found: dict[int, str] = {}
-    statuses, step = plan.statuses, -1
-    for _ in range(statuses.count("in_progress")):
-        step = statuses.index("in_progress", step + 1)
-        entry = plan.entries[step]
+    for number in plan.in_progress():
+        entry = plan.entries[number - 1]
         if "_meta" not in entry:
             continue
         text = extra_of(entry).get("activeForm")
         if isinstance(text, str) and text.strip():
-            found[step] = text
+            found[number - 1] = text
     return found
 
 

@@ -158,17 +158,17 @@ def test_the_docs_prose_agrees_with_the_results() -> None:
     assert own <= 0.1
     assert between <= 0.1
     assert own < in_all < 0.25
-    # The leanest composition of the work: cheaper than the session, yet over the 1.75x
-    # targets at 10 entries and for two changes (by little: 1.78x in the cheapest run of
-    # either); at 100 entries both at the 1.5x target's edge (the session 1.46 to 1.51x over
-    # four five-run publications).
+    # The leanest composition of the work: cheaper than the session; over the 1.75x target at
+    # 10 entries, at it for two changes (1.72 to 1.77x over the runs), where the session is
+    # about 2x. At 100 entries both within the 1.5x target.
     rows = {row[0]: row for row in by_key["a"]["rows"]}
     lean = {call: float(row[5].split("x")[0]) for call, row in rows.items()}
     ours = {call: float(row[3].split("x")[0]) for call, row in rows.items()}
     # (at 400 entries the layers are about 1% of a call: the two are within the noise)
     assert all(lean[call] < ours[call] for call in rows if call != "400 entries replaced")
-    assert lean["10 entries replaced"] > 1.75 <= lean["2 changes, 20 steps"]
-    assert 1.3 <= lean["100 entries replaced"] < ours["100 entries replaced"] <= 1.55
+    assert lean["10 entries replaced"] > 1.75
+    assert 1.65 <= lean["2 changes, 20 steps"] <= 1.8 < ours["2 changes, 20 steps"]
+    assert 1.3 <= lean["100 entries replaced"] < ours["100 entries replaced"] <= 1.5
     default = [row for row in by_key["e3"]["rows"] if row[1] == "8"]
     assert default
     assert all(float(row[5].rstrip("x")) <= 8 for row in default)  # within 8x by default

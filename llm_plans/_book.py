@@ -6,6 +6,7 @@ import copy
 import operator
 from collections.abc import Iterator, Mapping
 from dataclasses import InitVar, dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from ._models import FilePlan, ItemsPlan, MarkdownPlan, PlanEntry, PlanType
@@ -61,7 +62,7 @@ class Stored:
     statuses: tuple[str, ...] = field(init=False, repr=False)
     """The status of each step, in order (for counting and finding at C speed)."""
     _doing: tuple[int, ...] | None = field(init=False, repr=False)
-    _counts: dict[str, int] | None = field(init=False, repr=False)
+    _counts: Mapping[str, int] | None = field(init=False, repr=False)
 
     def __post_init__(self, known_statuses: tuple[str, ...] | None) -> None:
         # Worked out at once, not as a cached_property: every plan made is shown, which needs
@@ -90,13 +91,17 @@ class Stored:
         counts = self._counts
         if counts is None:
             statuses = self.statuses
-            counts = self._counts = {
-                "completed": statuses.count("completed"),
-                "in_progress": len(self.in_progress()),
-                "pending": statuses.count("pending"),
-            }
-            # Counted, not found, at C speed: a status no step has costs a whole scan.
-            counts["cancelled"] = len(statuses) - sum(counts.values())
+            completed, pending = statuses.count("completed"), statuses.count("pending")
+            doing = len(self.in_progress())
+            # Cancelled is the rest, not counted: a status no step has costs a whole scan.
+            counts = self._counts = MappingProxyType(
+                {
+                    "completed": completed,
+                    "in_progress": doing,
+                    "pending": pending,
+                    "cancelled": len(statuses) - completed - doing - pending,
+                }
+            )
         return counts
 
     def same(self, other: Stored | None) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import STATUSES
@@ -41,3 +42,10 @@ def test_a_plan_made_from_another_works_its_facts_out_again(
     made = dataclasses.replace(plan, entries=_plan(other).entries)
     assert made.in_progress() == tuple(n for n, s in enumerate(other, 1) if s == "in_progress")
     assert dict(made.status_counts()) == {s: other.count(s) for s in STATUSES}
+
+
+def test_the_kept_counts_cannot_be_changed_through_what_is_returned() -> None:
+    plan = _plan(["pending", "in_progress"])
+    with pytest.raises(TypeError):
+        plan.status_counts()["pending"] = 5  # type: ignore[index]
+    assert plan.status_counts()["pending"] == 1

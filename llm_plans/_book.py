@@ -78,10 +78,8 @@ class Stored:
         and kept, as the notification, the result text and its notes each ask."""
         doing = self._doing
         if doing is None:
-            statuses, found, start = self.statuses, [], 0
-            for _ in range(statuses.count("in_progress")):
-                start = statuses.index("in_progress", start) + 1
-                found.append(start)
+            # As many as there are: the search ends at the last, not at the tuple's end.
+            found = self.steps_with("in_progress", self.statuses.count("in_progress"))
             doing = self._doing = tuple(found)
         return doing
 

@@ -314,20 +314,19 @@ def live(n: int, rounds: int) -> list[object]:
             await plain.call("create_plan", text)
             await removal(plain)
 
-    def streamed(number: int) -> float:
-        for _ in range(number):
-            loop.run_until_complete(drive(feed=True))
-        return removal.taken()
+    def side(**options: Any) -> Callable[[int], float]:
+        """A `compare` side: the driver with these options, its removals returned."""
 
-    def idle(number: int) -> None:
-        for _ in range(number):
-            loop.run_until_complete(drive(feed=False))
+        def drives(number: int) -> float:
+            for _ in range(number):
+                loop.run_until_complete(drive(**options))
+            return removal.taken()
 
-    def floor(number: int) -> float:
-        for _ in range(number):
-            loop.run_until_complete(drive(feed=False, least=True))
-        return removal.taken()
+        return drives
 
+    streamed = side(feed=True)
+    idle = side(feed=False)  # (removes nothing)
+    floor = side(feed=False, least=True)
     unstreamed = unstreamed_side(loop, plain, text, removal)
 
     try:
@@ -339,16 +338,8 @@ def live(n: int, rounds: int) -> list[object]:
         shows = {f: count for _, f, count, _ in observed if f != FINISHING}
         bound = LeanPreviews(text, shows, observer)
         checks = preview_steps(text, braces, shows)
-
-        def bounded(number: int) -> float:
-            for _ in range(number):
-                loop.run_until_complete(drive(feed=False, bound=bound))
-            return removal.taken()
-
-        def checked(number: int) -> float:
-            for _ in range(number):
-                loop.run_until_complete(drive(feed=False, least=True, checks=checks))
-            return removal.taken()
+        bounded = side(feed=False, bound=bound)
+        checked = side(feed=False, least=True, checks=checks)
 
         observer.keeping = True
         previews, observer.previews = observer.previews, {}
@@ -366,10 +357,12 @@ def live(n: int, rounds: int) -> list[object]:
         shown = next(when for when, _, count, _ in observed if count > k)
         latencies.append(shown - arrived)
     samples = list(zip(*t.samples, strict=True))
-    cpu = Ratio(tuple((s - i) / u for s, i, u, *_ in samples))
-    floor_ratio = Ratio(tuple((f - i) / u for _, i, u, f, _, _ in samples))
-    bound_ratio = Ratio(tuple((b - i) / u for _, i, u, _, b, _ in samples))
-    checked_ratio = Ratio(tuple((c - i) / u for _, i, u, _, _, c in samples))
+
+    def against_unstreamed(k: int) -> Ratio:
+        """Side k's CPU less the idle driver's (side 1), over the unstreamed create's (2)."""
+        return Ratio(tuple((row[k] - row[1]) / row[2] for row in samples))
+
+    cpu, floor_ratio, bound_ratio, checked_ratio = map(against_unstreamed, (0, 3, 4, 5))
     total = sum(size for *_, size in observed)
     return [
         n,

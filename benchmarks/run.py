@@ -88,16 +88,26 @@ async def _noop_send(params: dict[str, Any]) -> None:
 
 
 def _floor_side(
-    loop: asyncio.AbstractEventLoop, arguments: list[str], entries_sent: list[list[Any]]
+    loop: asyncio.AbstractEventLoop,
+    arguments: list[str],
+    entries_sent: list[list[Any]],
+    *,
+    changes: bool = False,
 ) -> Any:
     """The floor any adapter pays for one call: `json.loads` of the arguments, building the
     notification dict (the entries as the client receives them), `json.dumps` and one
-    awaited `send`. No validation, no lock, no result text, no bookkeeping."""
+    awaited `send`. No validation, no lock, no result text, no bookkeeping. With `changes`,
+    building the notification includes the new entries: the ones the client holds, with
+    the call's changes applied to copies (`_with_changes`), as an adapter must."""
+    held = entries_sent[-1]  # before the first call: what the last one left
 
     def floor(number: int) -> None:
         async def batch() -> None:
+            nonlocal held
             for k in range(number):
                 args = json.loads(arguments[k % 2])
+                if changes:
+                    held = _with_changes(held, args["changes"])
                 params = {
                     "sessionId": "sess_bench",
                     "update": {
@@ -105,7 +115,7 @@ def _floor_side(
                         "plan": {
                             "type": "items",
                             "planId": args["id"],
-                            "entries": entries_sent[k % 2],
+                            "entries": held if changes else entries_sent[k % 2],
                         },
                     },
                 }
@@ -114,6 +124,21 @@ def _floor_side(
         loop.run_until_complete(batch())
 
     return floor
+
+
+def _with_changes(entries: list[Any], changes: list[Any]) -> list[Any]:
+    """The floor's update of a plan: the entries the client holds, each changed one a copy
+    with the fields the change gives."""
+    updated = list(entries)
+    for change in changes:
+        index = change["step"] - 1
+        entry = dict(updated[index])
+        for field in ("content", "priority", "status"):
+            value = change.get(field)
+            if value is not None:
+                entry[field] = value
+        updated[index] = entry
+    return updated
 
 
 def _ours_side(loop: asyncio.AbstractEventLoop, session: PlanSession, arguments: list[str]) -> Any:
@@ -202,8 +227,8 @@ def update_call(rounds: int) -> Timings:
     """Seconds per `update_plan` with two changes on a 20-step plan, ours and the floor.
 
     The calls alternate between completing step 3 and starting step 4, and the reverse, so
-    every call changes the plan; the floor builds the whole 20-step notification the client
-    receives, as an adapter must.
+    every call changes the plan; the floor applies the changes to the entries the client
+    holds and builds the whole 20-step notification it receives, as an adapter must.
     """
     loop = asyncio.new_event_loop()
     session, send = _session(20, loop)
@@ -212,10 +237,13 @@ def update_call(rounds: int) -> Timings:
         strict_changes((3, "in_progress"), (4, "pending")),
     ]
     sent = [p["update"]["plan"]["entries"] for p in _sent(loop, session, send, arguments)]
+    for before, text, after in ((sent[1], arguments[0], sent[0]), (sent[0], arguments[1], sent[1])):
+        assert _with_changes(before, json.loads(text)["changes"]) == after  # what the client gets
     try:
         lean = _lean_side(loop, session, send, arguments)
         ours = _ours_side(loop, session, arguments)
-        return compare([ours, _floor_side(loop, arguments, sent), lean], rounds)
+        floor = _floor_side(loop, arguments, sent, changes=True)
+        return compare([ours, floor, lean], rounds)
     finally:
         loop.close()
 

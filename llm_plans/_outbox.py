@@ -145,6 +145,49 @@ class Outbox:
                 plans, previews or {}, asked=bool(list(ids)), force=force, gate=gate
             )
         asked = dict.fromkeys(ids)
+        if len(asked) == 1 and not force and not self._stale:
+            (plan_id,) = asked
+            quick = self._show_one(plans, plan_id, previews, gate)
+            if quick is not None:
+                return quick
+        return self._show_all(plans, asked, previews, force=force, gate=gate)
+
+    def _show_one(
+        self,
+        plans: Mapping[str, Stored],
+        plan_id: str,
+        previews: Mapping[str, Stored] | None,
+        gate: Gate | None,
+    ) -> Awaitable[BaseException | None] | None:
+        # `_show_all` for one items plan while nothing is stale (a call's commit, a preview,
+        # as a rule), in fewer steps to the same notification and the same notes. None for
+        # any other plan: what it shows is worked out by `_show_all`.
+        plan = previews.get(plan_id) if previews else None
+        if plan is None:
+            plan = plans.get(plan_id)
+        if plan is None or plan.type != "items":
+            return None
+        if self.form is WireForm.V2:
+            if any(other.type == "file" for other in plans.values()):
+                return None  # `_show_all` reads each file plan again
+            self._flattener.retain([*plans, *(previews or ())])
+        if _same(self._held.get(plan_id), plan):
+            return _nothing_sent()  # the client holds exactly this
+        update = _wire.plan_update(self.form, plan)
+        if gate is not None and not gate.passes(self._session_id, [update]):
+            return _nothing_sent()
+        self._held[plan_id] = plan
+        return self._deliver([(plan_id, update)])
+
+    def _show_all(
+        self,
+        plans: Mapping[str, Stored],
+        asked: dict[str, None],
+        previews: Mapping[str, Stored] | None,
+        *,
+        force: bool,
+        gate: Gate | None,
+    ) -> Awaitable[BaseException | None]:
         wanted = {**self._stale, **asked} if self._stale else asked
         v2 = self.form is WireForm.V2
         if v2 and (asked or force):
@@ -184,30 +227,6 @@ class Outbox:
                     self._held[plan_id] = held
             return _nothing_sent()
         return self._deliver(updates)
-
-    def show_preview(
-        self, plans: Mapping[str, Stored], plan: Stored, *, gate: Gate
-    ) -> Awaitable[BaseException | None]:
-        """`show(plans, [plan.id], {plan.id: plan}, gate=gate)`: the preview of the only
-        call streaming. An items plan while nothing is stale (every preview of a streamed
-        plan, as a rule) takes fewer steps to the same notification and the same notes."""
-        v2 = self.form is WireForm.V2
-        if (
-            self._stale
-            or plan.type != "items"
-            or self.form is WireForm.LEGACY
-            or (v2 and any(p.type == "file" for p in plans.values()))
-        ):
-            return self.show(plans, (plan.id,), {plan.id: plan}, gate=gate)
-        if v2:
-            self._flattener.retain([*plans, plan.id])
-        if _same(self._held.get(plan.id), plan):
-            return _nothing_sent()  # the client holds exactly this
-        update = _wire.plan_update(self.form, plan)
-        if not gate.passes(self._session_id, [update]):
-            return _nothing_sent()
-        self._held[plan.id] = plan
-        return self._deliver([(plan.id, update)])
 
     def shows_lines(self, lines: str) -> bool:
         """Whether markdown lines added to a plan can change what the client is shown: in

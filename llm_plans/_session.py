@@ -387,8 +387,8 @@ class PlanSession:
         # A preview that fails to arrive is re-sent by the call's final notification.
         if moved or not self._streams.single:
             await self._show(flight.shown if moved else (plan.id,), gate=flight)
-        else:
-            await self._outbox.show_preview(self._book.plans, plan, gate=flight)
+        else:  # the only call streaming: its preview is all the previews there are
+            await self._outbox.show(self._book.plans, (plan.id,), {plan.id: plan}, gate=flight)
         if flight.held_back:  # too small a share of the budget: the client keeps the last
             flight.preview = before
             if not showing:

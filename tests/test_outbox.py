@@ -265,40 +265,62 @@ known_plans = st.sampled_from(
         ),
         max_size=6,
     ),
-    preview=known_plans,
-    passes=st.booleans(),
+    plans=st.lists(known_plans, max_size=3),
+    preview=st.none() | known_plans,
+    ids=st.lists(st.sampled_from(["p", "q", "m", "f"]), min_size=1, max_size=2),
+    passes=st.none() | st.booleans(),
+    force=st.booleans(),
 )
-# The client holds the preview already; a v2 client was shown another stream's markdown.
-@example(WireForm.SCHEMA, [([items("p", "a")], None, False, False)], items("p", "a"), True)
-@example(WireForm.V2, [([], PLAN, False, False)], items("p", "a"), True)
-async def test_a_previews_quick_way_sends_and_notes_what_show_does(
+# A commit the client holds already; a preview where a v2 client was shown another
+# stream's markdown; a preview the gate holds back.
+@example(
+    WireForm.SCHEMA,
+    [([items("p", "a")], None, False, False)],
+    [items("p", "a")],
+    None,
+    ["p"],
+    None,
+    False,
+)
+@example(WireForm.V2, [([], PLAN, False, False)], [], items("p", "a"), ["p"], True, False)
+@example(WireForm.SCHEMA, [], [], items("p", "a"), ["p"], False, False)
+async def test_one_plan_the_quick_way_sends_and_notes_what_the_whole_way_does(
     form: WireForm,
     history: list[tuple[list[Stored], Stored | None, bool, bool]],
-    preview: Stored,
-    passes: bool,
+    plans: list[Stored],
+    preview: Stored | None,
+    ids: list[str],
+    passes: bool | None,
+    force: bool,
 ) -> None:
     # Two outboxes with the same past (plans and other previews shown, previews held back,
-    # sends failing, a plan file that reads otherwise each time): one shows a preview the
-    # quick way, the other with `show`. The client, the gate and the outbox's notes (what
-    # the client holds, what is stale, what it worked out for the legacy steps) end the same.
+    # sends failing, a plan file that reads otherwise each time): one shows what is asked
+    # with its quick way for one items plan, the other without it. The client, the gate
+    # and the outbox's notes (what the client holds, what is stale, what it worked out for
+    # the legacy steps) end the same.
     sends = RecordingSend(), RecordingSend()
     boxes = [Outbox(send, "s", form, Flattener(Limits(), None, reads_anew())) for send in sends]
-    plans: dict[str, Stored] = {}
+    boxes[1]._show_one = lambda *args: None  # type: ignore[method-assign]
     for shown, other, fails, gated in history:
-        plans = {plan.id: plan for plan in shown}
-        previews = {} if other is None else {other.id: other}
+        before = {plan.id: plan for plan in shown}
+        others = {} if other is None else {other.id: other}
         for box, send in zip(boxes, sends, strict=True):
             send.fail_with = ConnectionError("down") if fails else None
             gate = Decided(False) if gated else None
-            await box.show(plans, [*plans, *previews], previews, gate=gate)
+            await box.show(before, [*before, *others], others, gate=gate)
     for send in sends:
         send.fail_with = None
-    gates = Decided(passes), Decided(passes)
-    quick = await boxes[0].show_preview(plans, preview, gate=gates[0])
-    whole = await boxes[1].show(plans, (preview.id,), {preview.id: preview}, gate=gates[1])
+    now = {plan.id: plan for plan in plans}
+    previews = None if preview is None else {preview.id: preview}
+    gates = [None if passes is None else Decided(passes) for _ in boxes]
+    quick, whole = [
+        await box.show(now, ids, previews, force=force, gate=gate)
+        for box, gate in zip(boxes, gates, strict=True)
+    ]
     assert quick == whole
     assert sends[0].sent == sends[1].sent
-    assert gates[0].asked == gates[1].asked
+    asked = [None if gate is None else gate.asked for gate in gates]
+    assert asked[0] == asked[1]
     assert boxes[0]._held == boxes[1]._held
     assert boxes[0]._stale == boxes[1]._stale
     assert boxes[0]._legacy_held == boxes[1]._legacy_held

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from llm_plans import Limits
+import json
+from typing import Any
+from unittest.mock import patch
+
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import PRIORITIES, STATUSES
+
+from llm_plans import Limits, _apply
 from llm_plans._apply import Applied, Rejected, apply, generated_id
 from llm_plans._arguments import Decoded
 from llm_plans._book import Book, Stored
@@ -139,3 +147,132 @@ def test_a_generated_id_meets_the_id_rules() -> None:
     # A counter restored high enough that plan-N no longer fits is refused the same way.
     high = Book(next_number=10**70)
     assert "longer than 64 characters" in rejected(apply(high, "create_plan", STEPS)).text
+
+
+# ---- the usual change in one step -------------------------------------------------------------
+
+_ITEMS = Stored(
+    "items",
+    "work",
+    (
+        {"content": "Read", "priority": "medium", "status": "completed"},
+        {"content": "Write", "priority": "high", "status": "in_progress"},
+        {
+            "content": "Ship",
+            "priority": "low",
+            "status": "pending",
+            "_meta": {"llm_plans": {"activeForm": "Shipping"}, "x": 1},
+        },
+    ),
+)
+_BOOK = Book({"work": _ITEMS, "notes": Stored("markdown", "notes", content="- [ ] a")})
+
+
+def _sabotaged(text: str, how: str) -> str:
+    """`text` with one thing wrong that the one pass must not vouch for, or must refuse."""
+    if how == "duplicate id":
+        return text.replace('"id":', '"id": "notes", "id":', 1)
+    if how == "extra key":
+        return text[:-1] + ', "extra": 1}'
+    if how == "lone surrogate":
+        return text.replace('"id":', '"x": "\ud800", "id":', 1)
+    if how == "no id":
+        return text.replace('"id":', '"ids":', 1)
+    if how == "cut off":
+        return text[: len(text) // 2]
+    return text
+
+
+_CHANGES = st.lists(
+    st.fixed_dictionaries(
+        {"step": st.integers(1, 3) | st.integers(-1, 5)},
+        optional={
+            "status": st.sampled_from([None, *STATUSES, *STATUSES, "done", "Done"]),
+            "priority": st.sampled_from([None, *PRIORITIES, *PRIORITIES, "urgent"]),
+            "content": st.sampled_from([None, "", "  Renamed  ", "Ünïcode 中文", "x" * 40]),
+        },
+    ),
+    max_size=3,
+)
+
+
+@given(
+    plan_id=st.sampled_from(["work", "work", "work", "notes", "ghost"]),
+    changes=st.one_of(*[_CHANGES] * 4, st.sampled_from([None, "[]"])),
+    others=st.just({})
+    | st.fixed_dictionaries(
+        {},
+        optional={
+            "type": st.sampled_from([None, "items", "markdown", "Items"]),
+            "entries": st.sampled_from([None, [], [{"content": "New"}]]),
+            "content": st.sampled_from([None, "- [ ] b"]),
+            "uri": st.none(),
+        },
+    ),
+    ascii_=st.booleans(),
+    indent=st.sampled_from([None, 2]),
+    how=st.sampled_from(
+        ["as is"] * 12 + ["duplicate id", "extra key", "lone surrogate", "no id", "cut off"]
+    ),
+    limits=st.sampled_from(
+        [
+            Limits(),
+            Limits(max_arguments_bytes=120),
+            Limits(max_entry_chars=10),
+            Limits(max_entry_chars=float("inf")),  # type: ignore[arg-type]
+        ]
+    ),
+)
+def test_the_usual_change_in_one_step_is_what_the_whole_way_makes_of_it(
+    plan_id: str,
+    changes: Any,
+    others: dict[str, Any],
+    ascii_: bool,
+    indent: int | None,
+    how: str,
+    limits: Limits,
+) -> None:
+    # `apply` takes an update_plan's text with changes alone in one step; every text, usual
+    # or not, must come out as the whole way (parse_bounded, then _update) makes it.
+    args = {"id": plan_id, **others}
+    if changes is not None:
+        args["changes"] = changes
+    text = _sabotaged(json.dumps(args, ensure_ascii=ascii_, indent=indent), how)
+    rules = Rules(limits=limits)
+    quick = apply(_BOOK, "update_plan", text, rules)
+    with patch.object(_apply, "_usual_change", lambda *args: None):
+        whole = apply(_BOOK, "update_plan", text, rules)
+    assert type(quick) is type(whole)
+    if isinstance(quick, Rejected):
+        assert isinstance(whole, Rejected)
+        assert (quick.tool, quick.text) == (whole.tool, whole.text)
+        return
+    assert isinstance(quick, Applied)
+    assert isinstance(whole, Applied)
+    assert (quick.plan_id, quick.changed) == (whole.plan_id, whole.changed)
+    assert quick.text(discipline=True) == whole.text(discipline=True)
+    assert quick.book.next_number == whole.book.next_number
+    assert _plans(quick.book) == _plans(whole.book)
+
+
+def _plans(book: Book) -> dict[str, tuple[Any, ...]]:
+    return {
+        plan_id: (plan.type, plan.entries, plan.content, plan.uri, plan.meta, plan.statuses)
+        for plan_id, plan in book.plans.items()
+    }
+
+
+def test_the_usual_change_takes_one_step() -> None:
+    # The differential test above holds only if the one step is taken: here it must be.
+    text = json.dumps({"id": "work", "changes": [{"step": 3, "status": "in_progress"}]})
+    taken = []
+    real = _apply._usual_change
+
+    def counted(*args: Any) -> Any:
+        outcome = real(*args)
+        taken.append(outcome is not None)
+        return outcome
+
+    with patch.object(_apply, "_usual_change", counted):
+        applied(apply(_BOOK, "update_plan", text, Rules()))
+    assert taken == [True]

@@ -145,23 +145,28 @@ class Outbox:
                 plans, previews or {}, asked=bool(list(ids)), force=force, gate=gate
             )
         asked = dict.fromkeys(ids)
-        if len(asked) == 1 and not force and not self._stale:
+        if len(asked) == 1 and not force:
             (plan_id,) = asked
-            quick = self._show_one(plans, plan_id, previews, gate)
+            quick = self.show_one(plans, plan_id, previews, gate=gate)
             if quick is not None:
                 return quick
         return self._show_all(plans, asked, previews, force=force, gate=gate)
 
-    def _show_one(
+    def show_one(
         self,
         plans: Mapping[str, Stored],
         plan_id: str,
-        previews: Mapping[str, Stored] | None,
-        gate: Gate | None,
+        previews: Mapping[str, Stored] | None = None,
+        *,
+        gate: Gate | None = None,
     ) -> Awaitable[BaseException | None] | None:
-        # `_show_all` for one items plan while nothing is stale (a call's commit, a preview,
-        # as a rule), in fewer steps to the same notification and the same notes. None for
-        # any other plan: what it shows is worked out by `_show_all`.
+        """`show(plans, [plan_id], previews, gate=gate)` in fewer steps, for one items plan
+        while nothing is stale (a call's commit, a preview, as a rule): the same
+        notification and the same notes. None when there is no quicker way (the legacy
+        form, something stale, another kind of plan, a file plan beside it in v2): `show`
+        then works it out."""
+        if self._stale or self.form is WireForm.LEGACY:
+            return None
         plan = previews.get(plan_id) if previews else None
         if plan is None:
             plan = plans.get(plan_id)

@@ -474,7 +474,12 @@ class PlanSession:
         self._book = outcome.book
         on_commit = self._on_commit
         failure = None if on_commit is None else self._committed(on_commit)
-        send_failure = await self._show([*shown, outcome.plan_id])
+        sending = None
+        if not shown and not self._streams:  # a plain call, and no previews to show beside it
+            sending = self._outbox.show_one(self._book.plans, outcome.plan_id)
+        if sending is None:
+            sending = self._show([*shown, outcome.plan_id])
+        send_failure = await sending
         text = outcome.text(discipline=self._discipline)
         if send_failure is not None:
             text += "\n" + _feedback.send_failure(send_failure)

@@ -325,6 +325,10 @@ class Streams:
         self.due: deque[tuple[str, Flight]] = deque()
         """Flights whose preview `feed_nowait` found due, in that order."""
 
+    def __len__(self) -> int:
+        """How many calls stream: a session with none shows no previews."""
+        return len(self._flights)
+
     def mark_due(self, call_id: str, flight: Flight) -> None:
         flight.due = True
         self.due.append((call_id, flight))

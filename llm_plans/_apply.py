@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any, overload
 
 from . import _feedback
-from ._arguments import Rejection, parse, parse_bounded, parse_quick
+from ._arguments import Rejection, parse, parse_bounded
 from ._book import Book, Json, Stored, extra_of, meta_with
 from ._builder import (
     FIELD_FOR,
@@ -121,10 +121,6 @@ def apply(
     `held` are ids that streams in flight show and that a generated id must avoid; `own_id`
     is the id this call's own previews showed, which a generated id keeps when still free.
     """
-    if tool == "update_plan" and type(arguments) is str and size is None:
-        usual = _usual_change(book, arguments, rules)
-        if usual is not None:
-            return usual
     if isinstance(tool, DialectTool):
         return _dialect_call(book, tool, arguments, rules, size)
     if tool not in TOOLS:
@@ -136,34 +132,6 @@ def apply(
     except Rejection as rejection:
         return Rejected(name, rejection.problems, rejection.context)
     return apply_validated(book, name, args, rules, held=held, own_id=own_id, bounded=bounded)
-
-
-def _usual_change(book: Book, text: str, rules: Rules) -> Applied | Rejected | None:
-    # The call models make most, in one step: an update_plan's text with changes alone to a
-    # plan that is there. What `parse_bounded` and `_update` make of it, without their
-    # layers (a differential test holds the two equal); None for any other call, and when
-    # the one pass cannot vouch for the text, which the steps below then work out.
-    try:
-        data = text.encode()
-    except UnicodeEncodeError:
-        return None
-    if len(data) > rules.limits.max_arguments_bytes:
-        return None
-    quick = parse_quick("update_plan", data, rules.limits)
-    if quick is None:
-        return None
-    args = quick[0]
-    changes, current = args.get("changes"), book.plans.get(args["id"])
-    if changes is None or current is None:
-        return None
-    for field in _REPLACING:
-        if args.get(field) is not None:
-            return None  # which of the two the model meant is `_update`'s to ask
-    try:
-        plan = _changed(current, args.get("type"), changes, rules)
-    except Rejection as rejection:
-        return Rejected("update_plan", rejection.problems, rejection.context)
-    return _updated(book, plan, tuple([change["step"] for change in changes]))
 
 
 def apply_validated(

@@ -165,9 +165,10 @@ def parse_bounded(
                 ]
             )
         if isinstance(tool, str):
-            quick = parse_quick(tool, data, limits)
+            chars = _text_bound(limits)
+            quick = _one_pass(tool, data, chars)
             if quick is not None:
-                return quick
+                return quick, chars is not None
         try:
             value = decode_bytes(data)
         except Undecodable as exc:
@@ -176,16 +177,6 @@ def parse_bounded(
                 raise Rejection([_feedback.cut_off_problem(ours=ours)]) from None
             raise Rejection([Problem("", f"{exc}. Send one JSON object.")]) from None
     return validate(tool, value), False
-
-
-def parse_quick(tool: ToolName, data: bytes, limits: Limits) -> tuple[Any, bool] | None:
-    """Our tool's arguments parsed and validated in one pass (`_one_pass`), and whether every
-    entry's text is known to be within `limits.max_entry_chars`; None when the one pass
-    cannot vouch for them and the strict path must parse them. The caller has held the
-    bytes to `limits.max_arguments_bytes`."""
-    chars = _text_bound(limits)
-    args = _one_pass(tool, data, chars)
-    return None if args is None else (args, chars is not None)
 
 
 def _one_pass(tool: ToolName, data: bytes, chars: int | None) -> Any | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import copy
 import logging
 import math
 import os
@@ -511,10 +512,12 @@ class PlanSession:
         )
 
     def legacy_update(self) -> Json:
-        """The legacy `plan` update for the current plans: every entry, in creation order."""
-        return self._outbox.legacy_update(
+        """The legacy `plan` update for the current plans: every entry, in creation order.
+        The caller's to keep and change: the entries are copies of what the session holds."""
+        update = self._outbox.legacy_update(
             self._book.plans, self._streams.previews(self._book.plans)
         )
+        return copy.deepcopy(update)
 
     async def replay(self) -> None:
         """Re-send every current plan, as after `session/load`; raises if a send fails."""

@@ -425,6 +425,26 @@ async def test_a_snapshot_is_the_callers_to_change() -> None:
     assert send.updates[-1]["plan"]["_meta"] == meta
 
 
+async def test_a_legacy_update_is_the_callers_to_change() -> None:
+    # legacy_update() once handed out the session's own entries: changing them changed the
+    # plans, every later snapshot and the next notification.
+    send = RecordingSend()
+    session = PlanSession(send, session_id="s", client_capabilities={"plan": {}})
+    meta = {"source": {"tool": "x", "tags": ["a"]}}
+    entries = [{"content": "a", "_meta": meta}, {"content": "b", "status": "cancelled"}]
+    await session.call("create_plan", {"type": "items", "id": "p", "entries": entries})
+    before, update = session.snapshot(), session.legacy_update()
+    scribble(update)
+    assert session.legacy_update() != update
+    assert session.snapshot() == before
+    await session.replay()
+    assert send.updates[-1]["plan"]["entries"][0] == {
+        **entries[0],
+        "priority": "medium",
+        "status": "pending",
+    }
+
+
 def seen(form: str, updates: list[dict[str, Any]]) -> Any:
     """What a client that just loaded the session shows after these updates."""
     view = ClientView(form).apply_all(updates)

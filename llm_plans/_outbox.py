@@ -9,6 +9,7 @@ for v2's stable form, which has items plans only).
 from __future__ import annotations
 
 import asyncio
+import copy
 import functools
 import inspect
 import sys
@@ -163,8 +164,8 @@ class Outbox:
         """`show(plans, [plan_id], previews, gate=gate)` in fewer steps, for one items plan
         while nothing is stale (a call's commit, a preview, as a rule): the same
         notification and the same notes. None when there is no quicker way (the legacy
-        form, something stale, another kind of plan, a file plan beside it in v2): `show`
-        then works it out."""
+        form, something stale, no such plan, another kind of plan, a file plan beside it in
+        v2): `show` then works it out."""
         if self._stale or self.form is WireForm.LEGACY:
             return None
         plan = previews.get(plan_id) if previews else None
@@ -286,8 +287,13 @@ class Outbox:
         return failure
 
     def legacy_update(self, plans: Mapping[str, Stored], previews: Mapping[str, Stored]) -> Json:
-        """The legacy `plan` update for these plans, without sending it."""
-        return _wire.legacy_plan(self._flattener.entries(plans.values(), previews.values()))
+        """The legacy `plan` update for these plans, without sending it: copies of the
+        entries, which the caller may keep and change."""
+        entries = [
+            {**entry, "_meta": copy.deepcopy(entry["_meta"])} if "_meta" in entry else dict(entry)
+            for entry in self._flattener.entries(plans.values(), previews.values())
+        ]
+        return _wire.legacy_plan(entries)
 
     async def _deliver(self, updates: list[tuple[str, Json]]) -> BaseException | None:
         # Marked stale before sending, cleared one by one as each arrives: whatever the send

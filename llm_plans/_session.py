@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import copy
 import logging
 import math
 import os
@@ -476,7 +475,7 @@ class PlanSession:
         on_commit = self._on_commit
         failure = None if on_commit is None else self._committed(on_commit)
         sending = None
-        if not shown and not self._streams:  # a plain call, and no previews to show beside it
+        if not shown and self._streams.idle:  # no previews to show beside this commit
             sending = self._outbox.show_one(self._book.plans, outcome.plan_id)
         if sending is None:
             sending = self._show([*shown, outcome.plan_id])
@@ -514,10 +513,9 @@ class PlanSession:
     def legacy_update(self) -> Json:
         """The legacy `plan` update for the current plans: every entry, in creation order.
         The caller's to keep and change: the entries are copies of what the session holds."""
-        update = self._outbox.legacy_update(
+        return self._outbox.legacy_update(
             self._book.plans, self._streams.previews(self._book.plans)
         )
-        return copy.deepcopy(update)
 
     async def replay(self) -> None:
         """Re-send every current plan, as after `session/load`; raises if a send fails."""

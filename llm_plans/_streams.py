@@ -325,9 +325,10 @@ class Streams:
         self.due: deque[tuple[str, Flight]] = deque()
         """Flights whose preview `feed_nowait` found due, in that order."""
 
-    def __len__(self) -> int:
-        """How many calls stream: a session with none shows no previews."""
-        return len(self._flights)
+    @property
+    def idle(self) -> bool:
+        """No call streams, so no previews are shown."""
+        return not self._flights
 
     def mark_due(self, call_id: str, flight: Flight) -> None:
         flight.due = True

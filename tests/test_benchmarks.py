@@ -65,14 +65,19 @@ def test_compare_interleaves_the_sides_and_reports_per_round_ratios() -> None:
         from timing import compare
     finally:
         sys.path.remove(str(BENCHMARKS))
-    blocks: list[str] = []
+    blocks: list[tuple[str, int]] = []
 
     def side(name: str) -> Callable[[int], None]:
-        return lambda number: blocks.append(name)
+        return lambda number: blocks.append((name, number))
 
     timings = compare([side("a"), side("b")], rounds=4)
     assert len(timings.ratio(0, 1).values) == 4
-    assert blocks[-8:] == ["a", "b", "b", "a", "a", "b", "b", "a"]  # ABBA, not AAAA BBBB
+    rounds = [blocks[-16:][k : k + 4] for k in range(0, 16, 4)]
+    # Each round warms both sides untimed (a shorter block) after its collection, so neither
+    # pays for what the collection freed, then times a block of each: ABBA, not AAAA BBBB.
+    assert [[name for name, _ in r] for r in rounds] == [["a", "b"] * 2, ["b", "a"] * 2] * 2
+    for r in rounds:
+        assert all(warm[1] < timed[1] for warm, timed in zip(r[:2], r[2:], strict=True))
 
 
 def test_compare_takes_out_what_a_side_says_it_spent_on_scaffolding() -> None:

@@ -248,24 +248,9 @@ def _update(book: Book, args: Mapping[str, Any], rules: Rules, bounded: bool) ->
         raise Rejection(
             [Problem("id", "no plan has this id.", args["id"])], _feedback.ids_list(book.plans)
         )
-    entries = args.get("entries")
-    asked = False  # whether `usual_items` turned these entries down already
-    if (
-        entries is not None
-        and args.get("type") in (None, "items")
-        and args.get("content") is None
-        and args.get("uri") is None
-        and args.get("changes") is None
-    ):
-        # The usual update, the whole list sent again: when `build` would keep it as sent,
-        # nothing below has more to say.
-        usual = usual_items(current.id, entries, rules, current.meta, bounded=bounded)
-        if usual is not None:
-            return _updated(book, usual)
-        asked = True
-    replacing = [f for f in _REPLACING if args.get(f) is not None]
     changes = args.get("changes")
-    if changes is not None:
+    if changes is not None:  # the usual update of a long plan: the steps it touches, by number
+        replacing = [f for f in _REPLACING if args.get(f) is not None]
         if replacing:
             raise Rejection(
                 [
@@ -276,29 +261,42 @@ def _update(book: Book, args: Mapping[str, Any], rules: Rules, bounded: bool) ->
                 ]
             )
         plan = _changed(current, args.get("type"), changes, rules)
-    else:
-        kind = _kind_for_update(current, args.get("type"), replacing)
-        problems = check_kind_fields(kind, args)
-        # Entries `usual_items` turned down above are not offered to it again.
-        built = build(
-            kind,
-            current.id,
-            args,
-            rules,
-            problems,
-            current.meta,
-            validated=not asked,
-            bounded=bounded,
-        )
-        if problems or built is None:
-            raise Rejection(problems)
-        plan = built
-    return _updated(book, plan, tuple(c["step"] for c in changes) if changes else ())
+        return _updated(book, plan, tuple([c["step"] for c in changes]))
+    entries = args.get("entries")
+    asked = False  # whether `usual_items` turned these entries down already
+    if (
+        entries is not None
+        and args.get("type") in (None, "items")
+        and args.get("content") is None
+        and args.get("uri") is None
+    ):
+        # The usual update, the whole list sent again: when `build` would keep it as sent,
+        # nothing below has more to say.
+        usual = usual_items(current.id, entries, rules, current.meta, bounded=bounded)
+        if usual is not None:
+            return _updated(book, usual)
+        asked = True
+    replacing = [f for f in _REPLACING if args.get(f) is not None]
+    kind = _kind_for_update(current, args.get("type"), replacing)
+    problems = check_kind_fields(kind, args)
+    # Entries `usual_items` turned down above are not offered to it again.
+    built = build(
+        kind,
+        current.id,
+        args,
+        rules,
+        problems,
+        current.meta,
+        validated=not asked,
+        bounded=bounded,
+    )
+    if problems or built is None:
+        raise Rejection(problems)
+    return _updated(book, built)
 
 
 def _updated(book: Book, plan: Stored, steps: tuple[int, ...] = ()) -> Applied:
-    plans = dict(book.plans)
-    plans[plan.id] = plan
+    plans = {**book.plans, plan.id: plan}
     return Applied("update_plan", book.with_plans(plans), plan.id, plan, steps)
 
 
@@ -337,9 +335,9 @@ def _changed(current: Stored, kind: PlanType | None, changes: list[Json], rules:
     if kind not in (None, "items"):
         raise Rejection([Problem("type", "changes keep the plan an items plan; send null.", kind)])
     entries = list(current.entries)
+    statuses = list(current.statuses)  # kept beside the entries: no pass over them all again
     problems = []
     for index, change in enumerate(changes):
-        path = f"changes[{index}]"
         step = change["step"]
         status, priority, content = (
             change.get("status"),
@@ -349,17 +347,20 @@ def _changed(current: Stored, kind: PlanType | None, changes: list[Json], rules:
         if not 1 <= step <= len(entries):
             problems.append(
                 Problem(
-                    f"{path}.step",
+                    f"changes[{index}].step",
                     f'plan "{current.id}" has {_feedback.step_numbers(len(entries))}.',
                     step,
                 )
             )
         elif status is None and priority is None and content is None:
             problems.append(
-                Problem(path, "this change sets nothing; give status, priority or content.")
+                Problem(
+                    f"changes[{index}]",
+                    "this change sets nothing; give status, priority or content.",
+                )
             )
         elif content is not None and (
-            too_long := check_step_text(f"{path}.content", content, rules.limits)
+            too_long := check_step_text(f"changes[{index}].content", content, rules.limits)
         ):
             problems.append(too_long)
         else:
@@ -381,9 +382,12 @@ def _changed(current: Stored, kind: PlanType | None, changes: list[Json], rules:
                     else:
                         new["_meta"] = meta
             entries[step - 1] = new
+            statuses[step - 1] = new["status"]
     if problems:
         raise Rejection(problems, _feedback.steps_list(current))
-    return Stored("items", current.id, tuple(entries), meta=current.meta)
+    return Stored(
+        "items", current.id, tuple(entries), meta=current.meta, known_statuses=tuple(statuses)
+    )
 
 
 # ---- remove ---------------------------------------------------------------------------------

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import change, entries
+
 from llm_plans import Limits
 from llm_plans._apply import Applied, Rejected, apply, generated_id
 from llm_plans._arguments import Decoded
@@ -44,6 +48,21 @@ def test_changes_expand_to_the_complete_list_and_keep_the_rest() -> None:
     )
     assert outcome.changed == (2,)
     assert book.plans["plan-1"].entries[1]["status"] == "pending"  # the old book is untouched
+
+
+@given(entries, st.data())
+def test_a_changed_plan_keeps_its_statuses_beside_its_entries(
+    sent: list[dict[str, object]], data: st.DataObject
+) -> None:
+    """`_changed` keeps the statuses it changed, not a pass over the entries: they must agree
+    however many changes, to whichever steps, in whatever order (the same step twice too)."""
+    book = applied(apply(Book(), "create_plan", {"type": "items", "entries": sent})).book
+    steps = len(book.plans["plan-1"].entries)
+    changes = data.draw(st.lists(change(steps), min_size=1, max_size=6))
+    outcome = apply(book, "update_plan", {"id": "plan-1", "changes": changes})
+    if isinstance(outcome, Applied):
+        assert outcome.plan is not None
+        assert outcome.plan.statuses == tuple(e["status"] for e in outcome.plan.entries)
 
 
 def test_previews_and_calls_meet_the_same_rules() -> None:

@@ -7,6 +7,7 @@ streams in flight hold) and the next state; it never raises for anything a model
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, overload
@@ -239,6 +240,7 @@ def _create(
 
 
 _REPLACING = ("entries", "content", "uri")
+_STEP = operator.itemgetter("step")
 _KIND_OF: dict[str, PlanType] = {field: kind for kind, field in FIELD_FOR.items()}
 
 
@@ -261,7 +263,7 @@ def _update(book: Book, args: Mapping[str, Any], rules: Rules, bounded: bool) ->
                 ]
             )
         plan = _changed(current, args.get("type"), changes, rules)
-        return _updated(book, plan, tuple([c["step"] for c in changes]))
+        return _updated(book, plan, tuple(map(_STEP, changes)))
     entries = args.get("entries")
     asked = False  # whether `usual_items` turned these entries down already
     if (

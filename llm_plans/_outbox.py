@@ -102,6 +102,8 @@ class Outbox:
         self._send = send
         self._session_id = session_id
         self.form = form
+        self._legacy = form is WireForm.LEGACY  # asked on every show: worked out once
+        self._v2 = form is WireForm.V2
         self._flattener = flattener
         self._held: dict[str, object] = {}  # plan id -> the Stored plan (or _REMOVED) last sent
         self._stale: dict[str, None] = {}  # plan ids whose last notification did not arrive
@@ -141,7 +143,7 @@ class Outbox:
         the sending directly, a layer less on every call.) A `gate` (a preview's) is asked
         whether what there is to send goes out; when not, nothing is sent or noted.
         """
-        if self.form is WireForm.LEGACY:
+        if self._legacy:
             return self._show_legacy(
                 plans, previews or {}, asked=bool(list(ids)), force=force, gate=gate
             )
@@ -166,14 +168,14 @@ class Outbox:
         notification and the same notes. None when there is no quicker way (the legacy
         form, something stale, no such plan, another kind of plan, a file plan beside it in
         v2): `show` then works it out."""
-        if self._stale or self.form is WireForm.LEGACY:
+        if self._stale or self._legacy:
             return None
         plan = previews.get(plan_id) if previews else None
         if plan is None:
             plan = plans.get(plan_id)
         if plan is None or plan.type != "items":
             return None
-        if self.form is WireForm.V2:
+        if self._v2:
             if any(other.type == "file" for other in plans.values()):
                 return None  # `_show_all` reads each file plan again
             self._flattener.retain([*plans, *(previews or ())])
@@ -195,7 +197,7 @@ class Outbox:
         gate: Gate | None,
     ) -> Awaitable[BaseException | None]:
         wanted = {**self._stale, **asked} if self._stale else asked
-        v2 = self.form is WireForm.V2
+        v2 = self._v2
         if v2 and (asked or force):
             # A file plan shows its file's steps: an edit on disk reaches the client with the
             # next change, as in the legacy form (an unchanged file is not read again).
@@ -245,18 +247,14 @@ class Outbox:
         preview = previews.get(plan_id)
         if preview is None:
             return plans.get(plan_id)
-        if (
-            self.form is WireForm.V2
-            and preview.type == "markdown"
-            and not markdown_items(preview.content)
-        ):
+        if self._v2 and preview.type == "markdown" and not markdown_items(preview.content):
             # As in the legacy list: its heading would flash as a step while its list is
             # still coming.
             return plans.get(plan_id)
         return preview
 
     def _view(self, plan: Stored | None) -> Stored | _Steps | None:
-        if plan is None or plan.type == "items" or self.form is not WireForm.V2:
+        if plan is None or plan.type == "items" or not self._v2:
             return plan
         return _Steps(plan, self._flattener.steps(plan))
 

@@ -157,22 +157,19 @@ def test_the_docs_prose_agrees_with_the_results() -> None:
     assert all(float(row[3].split("x")[0]) < 1 for row in by_key["b"]["rows"][1:])
     assert float(by_key["g"]["rows"][0][3].split("x")[0]) > 0.5  # most of the raw rate
     assert float(by_key["f"]["rows"][0][2].split("x")[0]) < 1.5  # about what a small file costs
-    # snapshot(): on its own within the goal, and in all with other work between calls; in
-    # a loop of nothing but calls, more.
+    # snapshot(): within the goal on its own, in a loop of calls and with other work between.
     own, in_all, between = (float(c.split("x")[0]) for c in by_key["a2"]["rows"][0][3:6])
-    assert own <= 0.1
-    assert between <= 0.1
-    assert own < in_all < 0.25
-    # The leanest composition of the work: cheaper than the session; at or over the 1.75x
-    # target at 10 entries; within it for two changes, where the session is over it. At 100
-    # and 400 entries the session is within the 1.5x target.
+    assert max(own, in_all, between) <= 0.1
+    # The leanest composition of the work: cheaper than the session; at the 1.75x target at
+    # 10 entries, where the session is about 2.0x. Two changes on 20 steps, and calls of 100
+    # and 400 entries, are within their targets.
     rows = {row[0]: row for row in by_key["a"]["rows"]}
     lean = {call: float(row[5].split("x")[0]) for call, row in rows.items()}
     ours = {call: float(row[3].split("x")[0]) for call, row in rows.items()}
     # (at 400 entries the layers are about 1% of a call: the two are within the noise)
     assert all(lean[call] < ours[call] for call in rows if call != "400 entries replaced")
-    assert lean["10 entries replaced"] > 1.75
-    assert 1.5 <= lean["2 changes, 20 steps"] <= 1.75 < ours["2 changes, 20 steps"]
+    assert 1.7 <= lean["10 entries replaced"] <= 1.8 < 1.9 <= ours["10 entries replaced"]
+    assert lean["2 changes, 20 steps"] < ours["2 changes, 20 steps"] <= 1.75
     assert 1.3 <= lean["100 entries replaced"] < ours["100 entries replaced"] <= 1.5
     assert ours["400 entries replaced"] <= 1.5
     # "Where the goals stand": adapters within 2 µs a chunk.

@@ -44,8 +44,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import acp
 from acp.schema import (
@@ -66,6 +67,7 @@ from llm_plans import Limits, PlanSession, tools
 
 HERE = Path(__file__).parent
 RESULTS = HERE / "results.json"
+T = TypeVar("T")
 # Every table of this run, in order, as benchmarks/tables.py reads them from the results file.
 TABLES: list[dict[str, Any]] = []
 CALL_SIZES = (10, 100, 400)
@@ -100,12 +102,14 @@ def _floor_side(
     building the notification includes the new entries: the ones the client holds, with
     the call's changes applied to copies (`_with_changes`), as an adapter must."""
     held = entries_sent[-1]  # before the first call: what the last one left
+    turn = _turns(list(zip(arguments, entries_sent, strict=True)))
 
     def floor(number: int) -> None:
         async def batch() -> None:
             nonlocal held
-            for k in range(number):
-                args = json.loads(arguments[k % 2])
+            for _ in range(number):
+                text, sent = turn()
+                args = json.loads(text)
                 if changes:
                     held = _with_changes(held, args["changes"])
                 params = {
@@ -115,7 +119,7 @@ def _floor_side(
                         "plan": {
                             "type": "items",
                             "planId": args["id"],
-                            "entries": held if changes else entries_sent[k % 2],
+                            "entries": held if changes else sent,
                         },
                     },
                 }
@@ -141,11 +145,24 @@ def _with_changes(entries: list[Any], changes: list[Any]) -> list[Any]:
     return updated
 
 
-def _ours_side(loop: asyncio.AbstractEventLoop, session: PlanSession, arguments: list[str]) -> Any:
+def _turns(items: list[T]) -> Callable[[], T]:
+    """The next of `items` in turn, on from where the last block stopped: so that every call
+    changes the plan, whatever the length of a block (the untimed warm-up's included). A
+    block that started again at the first would repeat the call before it whenever the
+    last block had an odd length, and a repeated call changes nothing and sends nothing."""
+    return itertools.cycle(items).__next__
+
+
+def _ours_side(
+    loop: asyncio.AbstractEventLoop, session: PlanSession, turn: Callable[[], str]
+) -> Any:
+    """The session's calls, taking their arguments in `turn` (shared by every side that
+    calls the same session)."""
+
     def ours(number: int) -> None:
         async def batch() -> None:
-            for k in range(number):
-                await session.call("update_plan", arguments[k % 2])
+            for _ in range(number):
+                await session.call("update_plan", turn())
 
         loop.run_until_complete(batch())
 
@@ -159,11 +176,12 @@ def _lean_side(
     answer exactly what the session does."""
     lean = Lean(send, session)
     loop.run_until_complete(check(lean, session, arguments, send))
+    turn = _turns(arguments)
 
     def leanest(number: int) -> None:
         async def batch() -> None:
-            for k in range(number):
-                await lean.update(arguments[k % 2])
+            for _ in range(number):
+                await lean.update(turn())
 
         loop.run_until_complete(batch())
 
@@ -201,9 +219,11 @@ def per_call(n: int, rounds: int) -> Timings:
     arguments = [strict_update(n, 2), strict_update(n, 1)]
     sent = [p["update"]["plan"]["entries"] for p in _sent(loop, session, send, arguments)]
 
+    sdk_turn = _turns(arguments)
+
     def sdk(number: int) -> None:
-        for k in range(number):
-            args = json.loads(arguments[k % 2])
+        for _ in range(number):
+            args = json.loads(sdk_turn())
             update = AgentPlanContentUpdate(
                 session_update="plan_update",
                 plan=PlanUpdateItems(
@@ -217,7 +237,7 @@ def per_call(n: int, rounds: int) -> Timings:
 
     try:
         lean = _lean_side(loop, session, send, arguments)
-        ours = _ours_side(loop, session, arguments)
+        ours = _ours_side(loop, session, _turns(arguments))
         return compare([ours, _floor_side(loop, arguments, sent), sdk, lean], rounds)
     finally:
         loop.close()
@@ -241,7 +261,7 @@ def update_call(rounds: int) -> Timings:
         assert _with_changes(before, json.loads(text)["changes"]) == after  # what the client gets
     try:
         lean = _lean_side(loop, session, send, arguments)
-        ours = _ours_side(loop, session, arguments)
+        ours = _ours_side(loop, session, _turns(arguments))
         floor = _floor_side(loop, arguments, sent, changes=True)
         return compare([ours, floor, lean], rounds)
     finally:
@@ -267,12 +287,13 @@ def snapshot_cost(rounds: int) -> tuple[list[float], Timings, list[float]]:
     session, _ = _session(10, loop)
     arguments = [strict_update(10, 2), strict_update(10, 1)]
     clock = time.thread_time_ns
-    own: list[float] = []  # per block of the third side: ns per snapshot
+    turn = _turns(arguments)  # one session: its sides take the arguments in one turn
+    own: list[tuple[int, float]] = []  # per block of the third side: its calls, ns a snapshot
 
     def call_and_snapshot(number: int) -> None:
         async def batch() -> None:
-            for k in range(number):
-                await session.call("update_plan", arguments[k % 2])
+            for _ in range(number):
+                await session.call("update_plan", turn())
                 session.snapshot()
 
         loop.run_until_complete(batch())
@@ -280,15 +301,15 @@ def snapshot_cost(rounds: int) -> tuple[list[float], Timings, list[float]]:
     def timed(number: int) -> None:
         async def batch() -> float:
             spent = 0
-            for k in range(number):
-                await session.call("update_plan", arguments[k % 2])
+            for _ in range(number):
+                await session.call("update_plan", turn())
                 before = clock()
                 session.snapshot()
                 after = clock()
                 spent += (after - before) - (clock() - after)
             return spent / number
 
-        own.append(loop.run_until_complete(batch()))
+        own.append((number, loop.run_until_complete(batch())))
 
     memory, zeros = bytearray(2 << 20), bytes(2 << 20)  # more than a core's own caches
     unrelated = [{"step": k, "words": [str(w) for w in range(12)]} for k in range(400)]
@@ -304,7 +325,7 @@ def snapshot_cost(rounds: int) -> tuple[list[float], Timings, list[float]]:
             other_work()
             snapshot = k % 4 < 2  # both arguments come as often with a snapshot as without
             start = clock()
-            await session.call("update_plan", arguments[k % 2])
+            await session.call("update_plan", turn())
             if snapshot:
                 session.snapshot()
             done = clock()
@@ -312,11 +333,16 @@ def snapshot_cost(rounds: int) -> tuple[list[float], Timings, list[float]]:
         return spent[True] / spent[False] - 1
 
     try:
-        timings = compare([call_and_snapshot, _ours_side(loop, session, arguments), timed], rounds)
+        timings = compare([call_and_snapshot, _ours_side(loop, session, turn), timed], rounds)
         cold = [loop.run_until_complete(between(10)) for _ in range(rounds)]
     finally:
         loop.close()
-    return [ns / 1e9 for ns in own[-rounds:]], timings, cold  # (blocks before: warm-up)
+    # The timed blocks, one a round, are the longest: the blocks before them and the untimed
+    # ones that open each round (see timing.py) are shorter.
+    block = max(number for number, _ in own)
+    timed_blocks = [ns / 1e9 for number, ns in own if number == block]
+    assert len(timed_blocks) == rounds, "a warm-up as long as a timed block"
+    return timed_blocks, timings, cold
 
 
 def _against_floor(t: Timings, lean: int) -> list[str]:

@@ -80,6 +80,53 @@ def test_compare_interleaves_the_sides_and_reports_per_round_ratios() -> None:
         assert all(warm[1] < timed[1] for warm, timed in zip(r[:2], r[2:], strict=True))
 
 
+_EVERY_CALL_SENDS = """
+import asyncio
+import run
+from workload import DumpingSend, strict_changes
+
+class CountingSend(DumpingSend):
+    sent = 0
+
+    async def __call__(self, params):
+        self.sent += 1
+        await super().__call__(params)
+
+run.DumpingSend = CountingSend
+loop = asyncio.new_event_loop()
+arguments = [
+    strict_changes((3, "completed"), (4, "in_progress")),
+    strict_changes((3, "in_progress"), (4, "pending")),
+]
+session, send = run._session(20, loop)
+run._sent(loop, session, send, arguments)
+lean = run._lean_side(loop, session, send, arguments)
+ours = run._ours_side(loop, session, run._turns(arguments))
+for side in (ours, lean):
+    for number in (3, 1, 4, 5):  # odd and even blocks, as compare's warm-ups make
+        before = send.sent
+        side(number)
+        assert send.sent - before == number, (side, number, send.sent - before)
+print("every call sent")
+"""
+
+
+def test_every_timed_call_changes_the_plan_whatever_the_block_lengths() -> None:
+    """The session's and the lean composition's calls take their arguments in turn across
+    blocks: a block starting again at the first arguments after an odd-length block would
+    repeat a call, which sends nothing and costs about half, in the session's favour. (In a
+    process of its own: run.py's `dialects` is not the tests' package of that name.)"""
+    done = subprocess.run(
+        [sys.executable, "-c", _EVERY_CALL_SENDS],
+        cwd=BENCHMARKS,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "every call sent"
+
+
 def test_compare_takes_out_what_a_side_says_it_spent_on_scaffolding() -> None:
     """A side that returns CPU seconds (the removal that lets the next create make its plan
     again) has them taken out of its time: the ratio is of the operation alone."""

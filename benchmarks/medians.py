@@ -11,6 +11,10 @@ benchmark five times, each in a fresh process, and publishes what `combined` mak
   its own median) becomes the runs' median;
 - every other cell (words, exact ratios such as `8.4x`, virtual-clock latencies such as
   `0 / 1120`) must be the same in every run: a difference there is a bug, not noise.
+
+Each table also keeps, under `each_run`, every timed cell's figure in each run, in the runs'
+order, named by its row's first cell and its column's header: a range widened by one run
+unlike the others shows there.
 """
 
 from __future__ import annotations
@@ -35,11 +39,17 @@ def combined(runs: list[dict[str, Any]]) -> dict[str, Any]:
             [_cell([t["rows"][i][j] for t in same]) for j in range(len(row))]
             for i, row in enumerate(table["rows"])
         ]
+        each_run = [
+            [row[0], table["header"][j], figures]
+            for i, row in enumerate(table["rows"])
+            for j in range(len(row))
+            if (figures := _figures([t["rows"][i][j] for t in same])) is not None
+        ]
         header = [
             h.replace("median (IQR)", f"median of {len(runs)} runs (their range)")
             for h in table["header"]
         ]
-        tables.append({**table, "header": header, "rows": rows})
+        tables.append({**table, "header": header, "rows": rows, "each_run": each_run})
     loads = [float(run["load_average"].split()[0]) for run in runs]
     return {
         **first,
@@ -51,6 +61,12 @@ def combined(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _shape(table: dict[str, Any]) -> tuple[Any, ...]:
     return table["key"], table["header"], len(table["rows"])
+
+
+def _figures(cells: list[str]) -> list[float] | None:
+    """The runs' own figures of a timed cell (their medians); None for any other cell."""
+    timed = [_TIMED.match(c) for c in cells]
+    return [float(m.group(1)) for m in timed if m] if all(timed) else None
 
 
 def _cell(cells: list[str]) -> str:

@@ -418,6 +418,10 @@ def test_several_runs_publish_each_measured_figure_s_median_and_the_runs_range()
     table = results["tables"][0]
     assert table["header"][2] == "ratio, median of 3 runs (their range)"
     assert table["rows"] == [["10", "31", "1.46x (1.40-1.50)", "1.20 µs (1.00-1.90)", "7"]]
+    assert table["each_run"] == [  # each timed figure of each run, in the runs' order
+        ["10", "ratio, median (IQR)", [1.5, 1.4, 1.46]],
+        ["10", "chunk, median (IQR)", [1.2, 1.0, 1.9]],
+    ]
     assert (results["runs"], results["load_average"]) == (3, "0.5 to 1.1 at the runs' starts")
     runs[1]["tables"][0]["rows"][0][0] = "10 steps"  # an exact cell two runs disagree on
     with pytest.raises(ValueError, match="should be exact"):

@@ -101,7 +101,7 @@ class Outbox:
     def __init__(self, send: Send, session_id: str, form: WireForm, flattener: Flattener) -> None:
         self._send = send
         self._session_id = session_id
-        self.form = form
+        self._form = form
         self._legacy = form is WireForm.LEGACY  # asked on every show: worked out once
         self._v2 = form is WireForm.V2
         self._flattener = flattener
@@ -109,6 +109,11 @@ class Outbox:
         self._stale: dict[str, None] = {}  # plan ids whose last notification did not arrive
         self._legacy_held: list[Json] | None = None
         self._legacy_stale = False
+
+    @property
+    def form(self) -> WireForm:
+        """The wire form every notification takes: set once, with the session."""
+        return self._form
 
     @property
     def stale(self) -> bool:
@@ -181,7 +186,7 @@ class Outbox:
             self._flattener.retain([*plans, *(previews or ())])
         if _same(self._held.get(plan_id), plan):
             return _nothing_sent()  # the client holds exactly this
-        update = _wire.plan_update(self.form, plan)
+        update = _wire.plan_update(self._form, plan)
         if gate is not None and not gate.passes(self._session_id, [update]):
             return _nothing_sent()
         self._held[plan_id] = plan
@@ -214,10 +219,10 @@ class Outbox:
             if plan is None:
                 if held is None and not force and not stale:
                     continue  # never shown, nothing to take back
-                updates.append((plan_id, _wire.plan_removed(self.form, plan_id)))
+                updates.append((plan_id, _wire.plan_removed(self._form, plan_id)))
             else:
                 steps = view.steps if isinstance(view, _Steps) else None
-                updates.append((plan_id, _wire.plan_update(self.form, plan, steps)))
+                updates.append((plan_id, _wire.plan_update(self._form, plan, steps)))
             if gate is not None:
                 noted[plan_id] = self._held.get(plan_id)
             self._held[plan_id] = view if view is not None else _REMOVED
@@ -239,7 +244,7 @@ class Outbox:
     def shows_lines(self, lines: str) -> bool:
         """Whether markdown lines added to a plan can change what the client is shown: in
         the legacy form and v2's stable form a markdown plan shows only its list items."""
-        return self.form not in (WireForm.LEGACY, WireForm.V2) or may_hold_items(lines)
+        return self._form not in (WireForm.LEGACY, WireForm.V2) or may_hold_items(lines)
 
     def _showing(
         self, plan_id: str, plans: Mapping[str, Stored], previews: Mapping[str, Stored]

@@ -130,9 +130,9 @@ def apply(
     name: ToolName = tool  # type: ignore[assignment]
     try:
         args, bounded = parse_bounded(name, arguments, rules.limits, size=size)
+        return _applied(book, name, args, rules, held, own_id, bounded)
     except Rejection as rejection:
         return Rejected(name, rejection.problems, rejection.context)
-    return apply_validated(book, name, args, rules, held=held, own_id=own_id, bounded=bounded)
 
 
 def apply_validated(
@@ -150,13 +150,27 @@ def apply_validated(
     since the last one (`_preview`). `bounded`: the parse found the entries' texts within
     the limits (`parse_bounded`)."""
     try:
-        if tool == "create_plan":
-            return _create(book, args, rules, held, own_id, bounded)
-        if tool == "update_plan":
-            return _update(book, args, rules, bounded)
-        return _remove(book, args)
+        return _applied(book, tool, args, rules, held, own_id, bounded)
     except Rejection as rejection:
         return Rejected(tool, rejection.problems, rejection.context)
+
+
+def _applied(
+    book: Book,
+    tool: ToolName,
+    args: Mapping[str, Any],
+    rules: Rules,
+    held: Collection[str],
+    own_id: str | None,
+    bounded: bool,
+) -> Applied:
+    """The call applied to `book`, or `Rejection`: what `apply` and `apply_validated` do
+    once the arguments are parsed, in one step less than through each other."""
+    if tool == "update_plan":  # the usual call
+        return _update(book, args, rules, bounded)
+    if tool == "create_plan":
+        return _create(book, args, rules, held, own_id, bounded)
+    return _remove(book, args)
 
 
 def generated_id(book: Book, held: Collection[str], own_id: str | None) -> tuple[str, int]:
@@ -252,8 +266,12 @@ def _update(book: Book, args: Mapping[str, Any], rules: Rules, bounded: bool) ->
         )
     changes = args.get("changes")
     if changes is not None:  # the usual update of a long plan: the steps it touches, by number
-        replacing = [f for f in _REPLACING if args.get(f) is not None]
-        if replacing:
+        if (
+            args.get("entries") is not None
+            or args.get("content") is not None
+            or args.get("uri") is not None
+        ):
+            replacing = [f for f in _REPLACING if args.get(f) is not None]
             raise Rejection(
                 [
                     Problem(

@@ -147,7 +147,7 @@ def parse_bounded(
     that building its plan need not measure the texts again (`usual_items`)."""
     if isinstance(arguments, Decoded):
         value = arguments.value
-    elif _nothing(tool, arguments):
+    elif not isinstance(tool, str) and _nothing(tool, arguments):
         # A tool without required arguments (`TaskList`) called with none at all: APIs
         # stream such a call as an empty text ("" in Anthropic's input_json_delta).
         value = {}
@@ -258,8 +258,8 @@ def _bounded(tool: ToolName, chars: int) -> TypeAdapter[Any]:
     return TypeAdapter(bounded)
 
 
-def _nothing(tool: ToolName | DialectTool, arguments: Any) -> bool:
-    if isinstance(tool, str) or tool.needs_arguments:
+def _nothing(tool: DialectTool, arguments: Any) -> bool:
+    if tool.needs_arguments:  # (ours all do)
         return False
     if arguments is None:
         return True
@@ -297,10 +297,10 @@ def validate(tool: ToolName | DialectTool, value: Any) -> Any:
 
 
 def _as_bytes(arguments: Any) -> bytes:
-    if isinstance(arguments, (bytes, bytearray, memoryview)):
-        return bytes(arguments)
-    if isinstance(arguments, str):
+    if isinstance(arguments, str):  # the usual: the text a model wrote
         text = arguments
+    elif isinstance(arguments, (bytes, bytearray, memoryview)):
+        return bytes(arguments)
     elif isinstance(arguments, Mapping):
         text = _dumps(arguments)
     elif arguments is None:

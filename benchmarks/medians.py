@@ -13,8 +13,8 @@ benchmark five times, each in a fresh process, and publishes what `combined` mak
   `0 / 1120`) must be the same in every run: a difference there is a bug, not noise.
 
 Each table also keeps, under `each_run`, every timed cell's figure in each run, in the runs'
-order, named by its row's first cell and its column's header: a range widened by one run
-unlike the others shows there.
+order, named by its row (its first cell, and its second where the first names several rows)
+and its column's header: a range widened by one run unlike the others shows there.
 """
 
 from __future__ import annotations
@@ -39,8 +39,9 @@ def combined(runs: list[dict[str, Any]]) -> dict[str, Any]:
             [_cell([t["rows"][i][j] for t in same]) for j in range(len(row))]
             for i, row in enumerate(table["rows"])
         ]
+        firsts = [row[0] for row in table["rows"]]
         each_run = [
-            [row[0], table["header"][j], figures]
+            [_row_name(row, firsts), table["header"][j], figures]
             for i, row in enumerate(table["rows"])
             for j in range(len(row))
             if (figures := _figures([t["rows"][i][j] for t in same])) is not None
@@ -61,6 +62,10 @@ def combined(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _shape(table: dict[str, Any]) -> tuple[Any, ...]:
     return table["key"], table["header"], len(table["rows"])
+
+
+def _row_name(row: list[str], firsts: list[str]) -> str:
+    return row[0] if firsts.count(row[0]) == 1 else f"{row[0]}, {row[1]}"
 
 
 def _figures(cells: list[str]) -> list[float] | None:

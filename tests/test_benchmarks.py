@@ -393,6 +393,22 @@ def test_the_preview_checks_take_each_step_once_as_the_library_checks_it() -> No
         check_steps(new[5].replace('"status"', '"priority":"low","status"'), Rules())
 
 
+def test_each_run_names_rows_that_share_a_first_cell_by_their_second() -> None:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from medians import combined
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    rows = [["chat", "dicts", "1.1 µs (1.0-1.2)"], ["chat", "SDK objects", "1.6 µs (1.5-1.7)"]]
+    table = {"key": "e4", "title": "t", "header": ["adapter", "as", "µs, median (IQR)"]}
+    run = {"machine": "m", "load_average": "0.5", "rounds": 21, "tables": [{**table, "rows": rows}]}
+    each_run = combined([run, run])["tables"][0]["each_run"]
+    assert each_run == [
+        ["chat, dicts", "µs, median (IQR)", [1.1, 1.1]],
+        ["chat, SDK objects", "µs, median (IQR)", [1.6, 1.6]],
+    ]
+
+
 def test_several_runs_publish_each_measured_figure_s_median_and_the_runs_range() -> None:
     """medians.py: a timed cell becomes the median of the runs' medians with their lowest and
     highest; a plain number the runs' median; any other cell must agree across the runs."""

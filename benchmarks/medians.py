@@ -50,7 +50,8 @@ def combined(runs: list[dict[str, Any]]) -> dict[str, Any]:
             h.replace("median (IQR)", f"median of {len(runs)} runs (their range)")
             for h in table["header"]
         ]
-        tables.append({**table, "header": header, "rows": rows, "each_run": each_run})
+        timed = {"each_run": each_run} if each_run else {}  # exact tables have none
+        tables.append({**table, "header": header, "rows": rows, **timed})
     loads = [float(run["load_average"].split()[0]) for run in runs]
     return {
         **first,

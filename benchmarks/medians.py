@@ -76,10 +76,9 @@ def _figures(cells: list[str]) -> list[float] | None:
 
 
 def _cell(cells: list[str]) -> str:
-    timed = [_TIMED.match(c) for c in cells]
-    if all(timed):
-        medians = [float(m.group(1)) for m in timed if m]
-        unit = timed[0].group(2) if timed[0] else ""
+    medians = _figures(cells)
+    if medians is not None:
+        unit = _TIMED.sub(r"\2", cells[0])
         return f"{statistics.median(medians):.2f}{unit} ({min(medians):.2f}-{max(medians):.2f})"
     numbers = [_NUMBER.match(c) for c in cells]
     if all(numbers):

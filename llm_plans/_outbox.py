@@ -244,7 +244,7 @@ class Outbox:
     def shows_lines(self, lines: str) -> bool:
         """Whether markdown lines added to a plan can change what the client is shown: in
         the legacy form and v2's stable form a markdown plan shows only its list items."""
-        return self._form not in (WireForm.LEGACY, WireForm.V2) or may_hold_items(lines)
+        return not (self._legacy or self._v2) or may_hold_items(lines)
 
     def _showing(
         self, plan_id: str, plans: Mapping[str, Stored], previews: Mapping[str, Stored]

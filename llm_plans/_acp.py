@@ -15,10 +15,12 @@ def acp_send(conn: Any, *, validate: bool = False) -> Send:
     Notifications go out as the JSON-RPC `session/update` they are, on the SDK's own
     connection: PlanSession builds them compliant by construction, and re-parsing each into
     the SDK's models would cost more than everything else llm_plans does per call. With
-    `validate=True`, the forms the SDK's models know (legacy `plan`, and `plan_update` /
-    `plan_removed` keyed by `planId`) go through its typed `session_update` instead. What
-    those v1 models cannot carry always goes raw: the spec documents' form (keyed by `id`)
-    and the v2 forms' `cancelled` steps (re-modelled as v1 they would be refused).
+    `validate=True`, the updates the SDK's models carry whole (legacy `plan`, and
+    `plan_update` / `plan_removed` keyed by `planId`) go through its typed `session_update`
+    instead. What those models cannot carry always goes raw: the spec documents' form (keyed
+    by `id`), v2's `cancelled` steps (re-modelled as v1 they would be refused), a key they
+    do not declare (the stable markdown plan's `path`, which they would silently drop), and
+    any other kind of update.
 
     Example:
         # recorder: a ClientCapabilitiesRecorder observing the connection
@@ -44,8 +46,10 @@ def acp_send(conn: Any, *, validate: bool = False) -> Send:
             )
         if not _v1_sdk_form(update):
             raise ConfigurationError(
-                "this ACP connection cannot send ACP v2's plan updates (the SDK's models "
-                "are v1's); use a v1 form=, or upgrade agent-client-protocol"
+                f"this ACP connection cannot send a {update.get('sessionUpdate')!r} update "
+                "whole: the SDK's models would refuse or drop part of it (v2's cancelled "
+                "steps, a markdown plan's path). Use a connection of agent-client-protocol "
+                "0.12 or later, or the legacy form (form=WireForm.LEGACY)"
             )
         from acp.schema import SessionNotification
 
@@ -63,16 +67,35 @@ def _documents_form(update: Json) -> bool:
 
 
 _V1_STATUSES = frozenset(("pending", "in_progress", "completed"))
+# The keys the SDK's models (0.12.1, 1.0.0rc3) declare, by what they model: a key beyond
+# these would be dropped without a word when the update is re-modelled.
+_DECLARED = {
+    "plan": frozenset(("sessionUpdate", "entries", "_meta")),
+    "plan_update": frozenset(("sessionUpdate", "plan", "_meta")),
+    "plan_removed": frozenset(("sessionUpdate", "planId", "_meta")),
+}
+_PLAN_KEYS = {
+    "items": frozenset(("type", "planId", "entries", "_meta")),
+    "markdown": frozenset(("type", "planId", "content", "_meta")),
+}
+_ENTRY_KEYS = frozenset(("content", "priority", "status", "_meta"))
 
 
 def _v1_sdk_form(update: Json) -> bool:
     # What the SDK's v1 models parse and write back unchanged. A `cancelled` step is what
-    # only the v2 forms send (the v1 forms show it as a completed step).
-    if _documents_form(update):
+    # only v2 sends (the v1 forms show it as a completed step).
+    declared = _DECLARED.get(update.get("sessionUpdate"))  # type: ignore[arg-type]
+    if declared is None or not declared.issuperset(update) or _documents_form(update):
         return False
-    kind = update.get("sessionUpdate")
-    entries = update.get("entries") if kind == "plan" else update.get("plan", {}).get("entries")
-    return not entries or all(e.get("status") in _V1_STATUSES for e in entries)
+    entries = update.get("entries")
+    if "plan" in update:
+        plan = update["plan"]
+        if not _PLAN_KEYS.get(plan.get("type"), frozenset()).issuperset(plan):
+            return False
+        entries = plan.get("entries")
+    return not entries or all(
+        e.get("status") in _V1_STATUSES and _ENTRY_KEYS.issuperset(e) for e in entries
+    )
 
 
 def _raw_connection(conn: Any) -> Any:

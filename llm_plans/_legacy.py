@@ -1,10 +1,11 @@
-"""Flatten plans into the entries of ACP's legacy `plan` update, bounded and cached per plan.
+"""Flatten plans into the entries of ACP's legacy `plan` update, bounded and cached per plan,
+and read file plans for the stable forms.
 
 An items plan contributes its entries as v1 shows them (`_wire.shown_entries`); a markdown
 plan its list items (`- [x]` completed, other items pending), or its first line when it has
-none; a file plan the list items of its file, read again only when the file changed, and
-checked against the workspace at every read. ACP v2's stable form shows markdown and file
-plans as the same steps.
+none; a file plan the list items of its file. The stable forms (`schema`, `v2`), which have no
+file plans, send a file plan as a markdown plan of its file's whole text. Either way the file
+is read again only when it changed, and checked against the workspace at every read.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from urllib.parse import unquote, urlsplit
 from ._book import Json, Stored
 from ._limits import Limits
 from ._uris import resolved_inside
-from ._wire import WireForm, shown_entries
+from ._wire import Document, WireForm, shown_entries
 
 # The legacy fallback reads a file plan to show its steps; a bigger file is not a plan a
 # client should render as a checklist, so it is shown as one entry instead.
@@ -92,21 +93,35 @@ def read_local(path: Path) -> str | None:
         return None
 
 
+def _unreadable(uri: str) -> str:
+    """What a file plan shows for a file that cannot be read: the one line naming it."""
+    path = local_path(uri)
+    return f"Plan file: {path if path is not None else uri}"
+
+
 @dataclass(frozen=True)
 class _Cached:
     key: object
     entries: tuple[Json, ...]
 
 
+@dataclass(frozen=True)
+class _Read:
+    key: object
+    document: Document
+
+
 class Flattener:
-    """What each plan contributes to the legacy list, remembered until the plan or its file
-    changes: an unchanged markdown or file plan is not parsed or read again."""
+    """What each plan contributes to the legacy list, and what a file plan's file holds,
+    remembered until the plan or its file changes: an unchanged markdown or file plan is not
+    parsed or read again."""
 
     def __init__(self, limits: Limits, workspace: Path | None, read_text: ReadText) -> None:
         self._limits = limits
         self._workspace = workspace
         self._read_text = read_text
         self._cache: dict[str, _Cached] = {}
+        self._documents: dict[str, _Read] = {}
 
     def entries(self, plans: Iterable[Stored], previews: Iterable[Stored] = ()) -> list[Json]:
         """The legacy list for `plans` in creation order, with the plans that streams in flight
@@ -140,10 +155,28 @@ class Flattener:
         self._cache[plan.id] = _Cached(key, entries)
         return entries
 
+    def document(self, plan: Stored) -> Document:
+        """A file plan as the stable forms send it: its file's whole text (or the line the
+        legacy list shows for a file it cannot read) and the file's absolute path."""
+        key = self._file_key(plan.uri)
+        cached = self._documents.get(plan.id)
+        # The URI too: two links to one file are two paths.
+        if cached is not None and key is not None and cached.key == (plan.uri, key):
+            return cached.document
+        path = local_path(plan.uri)
+        text = self._file_text(plan, key)
+        document = Document(
+            text if text is not None else _unreadable(plan.uri),
+            None if path is None else str(path),
+        )
+        self._documents[plan.id] = _Read((plan.uri, key), document)
+        return document
+
     def retain(self, ids: Iterable[str]) -> None:
         """Forget what was worked out for plans other than `ids` (removed ones)."""
-        for stale in set(self._cache).difference(ids):
-            del self._cache[stale]
+        for cache in (self._cache, self._documents):
+            for stale in set(cache).difference(ids):
+                del cache[stale]
 
     def _flatten(self, plan: Stored, key: object) -> tuple[Json, ...]:
         if plan.type == "markdown":
@@ -151,16 +184,21 @@ class Flattener:
             return self._bounded(items, plan.id) or (
                 self._entry("pending", headline(plan.content)),
             )
-        path = local_path(plan.uri)
-        text = None
-        if self._read_text is not read_plan_file:
-            if path is None or resolved_inside(path, self._workspace, self._limits) is not None:
-                text = self._read_text(plan.uri)
-        elif isinstance(key, tuple):
-            text = read_local(Path(key[0]))  # the checked real path, not the link
+        text = self._file_text(plan, key)
         entries = self._bounded(markdown_items(text), plan.id) if text is not None else ()
-        name = path if path is not None else plan.uri
-        return entries or (self._entry("pending", f"Plan file: {name}"),)
+        return entries or (self._entry("pending", _unreadable(plan.uri)),)
+
+    def _file_text(self, plan: Stored, key: object) -> str | None:
+        # `key` is `_file_key(plan.uri)`: None unless the file is a readable local file inside
+        # the workspace. A custom reader (the client's file system) checks the same path.
+        if self._read_text is not read_plan_file:
+            path = local_path(plan.uri)
+            if path is None or resolved_inside(path, self._workspace, self._limits) is not None:
+                return self._read_text(plan.uri)
+            return None
+        if isinstance(key, tuple):
+            return read_local(Path(key[0]))  # the checked real path, not the link
+        return None
 
     def _file_key(self, uri: str) -> object:
         # The file as it is now: a changed, replaced or re-linked file gets a new key. None

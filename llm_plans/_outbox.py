@@ -2,8 +2,8 @@
 
 The outbox turns plan changes into notifications in the session's wire form, remembers what
 reached the client (so an identical notification is not sent twice in a row, and a failed
-one is re-sent later), and flattens plans for the legacy form (and markdown and file plans
-for v2's stable form, which has items plans only).
+one is re-sent later), flattens plans for the legacy form, and reads file plans' files for
+the stable forms, which send them as markdown plans.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from typing import Any, Protocol
 from . import _wire
 from ._book import Json, Stored
 from ._errors import ConfigurationError
-from ._legacy import Flattener, markdown_items, may_hold_items
-from ._wire import WireForm
+from ._legacy import Flattener, may_hold_items
+from ._wire import Document, WireForm
 
 Send = Callable[[Json], Awaitable[Any]]
 """Sends the params of one `session/update` notification: `{"sessionId": ..., "update": ...}`."""
@@ -81,17 +81,17 @@ async def _nothing_sent() -> None:
 
 
 @dataclass(frozen=True)
-class _Steps:
-    """What a v2 client holds for a markdown or file plan: the steps it was sent."""
+class _Read:
+    """What a client of a stable form holds for a file plan: the file's text it was sent."""
 
     plan: Stored
-    steps: tuple[Json, ...]
+    document: Document
 
     def same(self, other: object) -> bool:
         return (
-            isinstance(other, _Steps)
+            isinstance(other, _Read)
             and (self.plan.id, self.plan.meta) == (other.plan.id, other.plan.meta)
-            and (self.steps is other.steps or self.steps == other.steps)
+            and self.document == other.document
         )
 
 
@@ -103,7 +103,8 @@ class Outbox:
         self._session_id = session_id
         self._form = form
         self._legacy = form is WireForm.LEGACY  # asked on every show: worked out once
-        self._v2 = form is WireForm.V2
+        # The stable forms send a file plan as its file's text: each change reads it again.
+        self._reads_files = form in (WireForm.SCHEMA, WireForm.V2)
         self._flattener = flattener
         self._held: dict[str, object] = {}  # plan id -> the Stored plan (or _REMOVED) last sent
         self._stale: dict[str, None] = {}  # plan ids whose last notification did not arrive
@@ -172,7 +173,7 @@ class Outbox:
         while nothing is stale (a call's commit, a preview, as a rule): the same
         notification and the same notes. None when there is no quicker way (the legacy
         form, something stale, no such plan, another kind of plan, a file plan beside it in
-        v2): `show` then works it out."""
+        a stable form): `show` then works it out."""
         if self._stale or self._legacy:
             return None
         plan = previews.get(plan_id) if previews else None
@@ -180,7 +181,7 @@ class Outbox:
             plan = plans.get(plan_id)
         if plan is None or plan.type != "items":
             return None
-        if self._v2:
+        if self._reads_files:
             if any(other.type == "file" for other in plans.values()):
                 return None  # `_show_all` reads each file plan again
             self._flattener.retain([*plans, *(previews or ())])
@@ -202,16 +203,16 @@ class Outbox:
         gate: Gate | None,
     ) -> Awaitable[BaseException | None]:
         wanted = {**self._stale, **asked} if self._stale else asked
-        v2 = self._v2
-        if v2 and (asked or force):
-            # A file plan shows its file's steps: an edit on disk reaches the client with the
+        reads = self._reads_files
+        if reads and (asked or force):
+            # A file plan shows its file's text: an edit on disk reaches the client with the
             # next change, as in the legacy form (an unchanged file is not read again).
             wanted.update((i, None) for i, plan in plans.items() if plan.type == "file")
         updates: list[tuple[str, Json]] = []
         noted: dict[str, object] = {}  # what the client held before, for a gate that refuses
         for plan_id in wanted:
             plan = self._showing(plan_id, plans, previews) if previews else plans.get(plan_id)
-            view = self._view(plan) if v2 else plan
+            view = self._view(plan) if reads else plan
             held = self._held.get(plan_id)
             stale = plan_id in self._stale
             if not force and not stale and _same(held, view):
@@ -221,12 +222,12 @@ class Outbox:
                     continue  # never shown, nothing to take back
                 updates.append((plan_id, _wire.plan_removed(self._form, plan_id)))
             else:
-                steps = view.steps if isinstance(view, _Steps) else None
-                updates.append((plan_id, _wire.plan_update(self._form, plan, steps)))
+                document = view.document if isinstance(view, _Read) else None
+                updates.append((plan_id, _wire.plan_update(self._form, plan, document)))
             if gate is not None:
                 noted[plan_id] = self._held.get(plan_id)
             self._held[plan_id] = view if view is not None else _REMOVED
-        if v2:
+        if reads:
             self._flattener.retain([*plans, *(previews or ())])
         if (
             updates
@@ -243,25 +244,19 @@ class Outbox:
 
     def shows_lines(self, lines: str) -> bool:
         """Whether markdown lines added to a plan can change what the client is shown: in
-        the legacy form and v2's stable form a markdown plan shows only its list items."""
-        return not (self._legacy or self._v2) or may_hold_items(lines)
+        the legacy form a markdown plan shows only its list items."""
+        return not self._legacy or may_hold_items(lines)
 
     def _showing(
         self, plan_id: str, plans: Mapping[str, Stored], previews: Mapping[str, Stored]
     ) -> Stored | None:
         preview = previews.get(plan_id)
-        if preview is None:
-            return plans.get(plan_id)
-        if self._v2 and preview.type == "markdown" and not markdown_items(preview.content):
-            # As in the legacy list: its heading would flash as a step while its list is
-            # still coming.
-            return plans.get(plan_id)
-        return preview
+        return plans.get(plan_id) if preview is None else preview
 
-    def _view(self, plan: Stored | None) -> Stored | _Steps | None:
-        if plan is None or plan.type == "items" or not self._v2:
+    def _view(self, plan: Stored | None) -> Stored | _Read | None:
+        if plan is None or plan.type != "file":
             return plan
-        return _Steps(plan, self._flattener.steps(plan))
+        return _Read(plan, self._flattener.document(plan))
 
     async def _show_legacy(
         self,
@@ -325,9 +320,9 @@ class Outbox:
         return None
 
 
-def _same(held: object, plan: Stored | _Steps | None) -> bool:
+def _same(held: object, plan: Stored | _Read | None) -> bool:
     if plan is None:
         return held is _REMOVED
-    if isinstance(plan, _Steps):
+    if isinstance(plan, _Read):
         return plan.same(held)
     return isinstance(held, Stored) and (held is plan or held.same(plan))

@@ -107,7 +107,7 @@ class PlanSession:
         wire_form = (
             _wire.form_for(client_capabilities, protocol_version)
             if form is None
-            else _wire.parse_form(form)
+            else _wire.settled_form(_wire.parse_form(form))
         )
         self._tools = tools_of(dialects)
         limits = limits or Limits()

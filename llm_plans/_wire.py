@@ -1,18 +1,19 @@
 """The `session/update` payloads, built in one place for each wire form.
 
 Built as plain dicts rather than through the ACP SDK's models: this is the hot path, the
-stored entries are already in ACP's shape, and tests check every form against the SDK's
-models and the published schemas (v1, and v2's stable and unstable surfaces). The official
-Python SDK speaks only v1, so the v2 forms exist only as these dicts."""
+stored entries are already in ACP's shape, and tests check every form against the stable
+shapes ACP settled on 2026-11-20 and the schemas the SDKs publish. No SDK release models the
+stable shapes yet (a markdown plan's `path`), so they exist only as these dicts."""
 
 from __future__ import annotations
 
 import enum
 import json
 import operator
+import warnings
 from collections.abc import Mapping
 from json.encoder import encode_basestring_ascii as _escaped
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from ._book import CONTENT, PRIORITY, STATUS, Stored, extra_of
 from ._errors import ConfigurationError
@@ -25,20 +26,20 @@ class WireForm(str, enum.Enum):
     `initialize` and the capabilities it advertised there."""
 
     DOCUMENTS = "documents"
-    """`plan_update` / `plan_removed` keyed by `id`: the client advertised `planCapabilities`."""
+    """The spec documents' draft, for a client that advertised `planCapabilities`:
+    `plan_update` / `plan_removed` keyed by `id`, and file plans as `file` with `uri`."""
     SCHEMA = "schema"
-    """`plan_update` / `plan_removed` keyed by `planId`: the client advertised `plan`, as in
-    ACP's published schema and the official SDKs."""
+    """ACP v1's stable plan operations (since 2026-11-20), for a client that advertised
+    `plan`: items and markdown plans keyed by `planId`, and `plan_removed`. A file plan goes
+    as a markdown plan of its file's text, with the file's absolute `path`."""
     LEGACY = "legacy"
     """One `plan` update with every entry of every plan: the client advertised neither."""
     V2 = "v2"
-    """ACP v2's stable surface, for a client that negotiated `protocolVersion` 2: every plan
-    is an items `plan_update` keyed by `planId` (a markdown or file plan as the steps the
-    legacy form shows for it), `cancelled` is a status of its own, and a removal is the plan
-    sent with no entries."""
+    """ACP v2, for a client that negotiated `protocolVersion` 2: what `SCHEMA` sends, with
+    `cancelled` a status of its own."""
     V2_UNSTABLE = "v2-unstable"
-    """ACP v2 with its unstable surface, only when asked for with `form=`: markdown and file
-    plans as they are, and `plan_removed`."""
+    """Deprecated: v2's baseline now carries markdown plans and `plan_removed`, which this
+    form was for. A session given it sends `V2` (and says so with a DeprecationWarning)."""
 
 
 V1_FORMS = (WireForm.DOCUMENTS, WireForm.SCHEMA, WireForm.LEGACY)
@@ -63,6 +64,20 @@ def parse_form(form: WireForm | str) -> WireForm:
     except ValueError:
         names = ", ".join(repr(f.value) for f in WireForm)
         raise ConfigurationError(f"unknown wire form {form!r}; use one of {names}") from None
+
+
+def settled_form(form: WireForm) -> WireForm:
+    """The form a session sends for `form`: `V2` for the deprecated `V2_UNSTABLE`, with a
+    DeprecationWarning, since v2's baseline carries everything that form was for."""
+    if form is WireForm.V2_UNSTABLE:
+        warnings.warn(
+            'the "v2-unstable" wire form is deprecated: ACP v2\'s baseline now carries markdown '
+            'plans and plan_removed; use form="v2" (the session sends it)',
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return WireForm.V2
+    return form
 
 
 def form_for(capabilities: Any, protocol_version: int | None = None) -> WireForm:
@@ -151,33 +166,41 @@ def _active_steps(plan: Stored) -> dict[int, str]:
     return found
 
 
-def plan_update(form: WireForm, plan: Stored, steps: tuple[Json, ...] | None = None) -> Json:
+class Document(NamedTuple):
+    """A file plan as the stable forms send it: a markdown plan of the file's text."""
+
+    content: str
+    """The file's whole text, or `Plan file: <path>` when it cannot be read."""
+    path: str | None
+    """The file's absolute path (the plan's `file:` URI, percent-decoded)."""
+
+
+def plan_update(form: WireForm, plan: Stored, document: Document | None = None) -> Json:
     """A `plan_update` carrying the complete plan.
 
-    In the v2 form a markdown or file plan goes as an items plan of `steps` (what the legacy
-    form shows for it, which the caller's `Flattener` works out)."""
+    In the stable forms (`schema`, `v2`) a file plan goes as the markdown plan `document`
+    (which the caller's `Flattener` reads); the spec documents' form sends its `uri`."""
     body: Json = {"type": plan.type, _id_key(form): plan.id}
     if plan.type == "items":
         body["entries"] = list(shown_entries(plan, form))
-    elif form is WireForm.V2:
-        body["type"] = "items"
-        body["entries"] = list(steps or ())
     elif plan.type == "markdown":
         body["content"] = plan.content
-    else:
+    elif form is WireForm.DOCUMENTS:
         body["uri"] = plan.uri
+    else:
+        if document is None:
+            raise ValueError(f"the {form.value} form sends a file plan as its file's text")
+        body["type"] = "markdown"
+        body["content"] = document.content
+        if document.path is not None:
+            body["path"] = document.path
     if plan.meta is not None:
         body["_meta"] = plan.meta
     return {"sessionUpdate": "plan_update", "plan": body}
 
 
 def plan_removed(form: WireForm, plan_id: str) -> Json:
-    """A `plan_removed` for one plan; in the v2 form, which has none, the plan with no entries."""
-    if form is WireForm.V2:
-        return {
-            "sessionUpdate": "plan_update",
-            "plan": {"type": "items", "planId": plan_id, "entries": []},
-        }
+    """A `plan_removed` for one plan."""
     return {"sessionUpdate": "plan_removed", _id_key(form): plan_id}
 
 
@@ -194,7 +217,7 @@ def notification(session_id: str, update: Json) -> Json:
 # What compact JSON (the ACP SDK's transports write it) spends on each entry's keys and
 # punctuation: `{"content":,"priority":,"status":},` (its texts' quotes come with the texts).
 _ENTRY = 35
-_TEXTS = ("planId", "id", "content", "uri")
+_TEXTS = ("planId", "id", "content", "uri", "path")
 
 
 def weight(session_id: str, update: Json) -> int:

@@ -3,7 +3,8 @@
 and changes made visible: steps just added are marked, steps just dropped and plans just
 removed stay on screen for a moment, struck through, instead of silently vanishing.
 
-Feed it every `session/update` params dict the agent sends (any of the three wire forms);
+Feed it every `session/update` params dict the agent sends (any wire form: the legacy list,
+the stable `plan_update` / `plan_removed` of v1 and v2, the spec documents' draft);
 it keeps the active plans and renders them as panels. The board is itself a rich renderable,
 so a `rich.live.Live(board)` redraws it as the marks expire.
 
@@ -43,6 +44,8 @@ class ShownPlan:
     entries: list[dict[str, Any]] = field(default_factory=list)
     content: str = ""
     uri: str = ""
+    path: str = ""
+    """A markdown plan's file, when the agent named it (ACP's stable markdown plans)."""
     added: set[int] = field(default_factory=set)
     """Positions of the entries this update added (none on the plan's first appearance)."""
     dropped: list[dict[str, Any]] = field(default_factory=list)
@@ -58,7 +61,7 @@ class ShownPlan:
 
     def settled(self) -> ShownPlan:
         """The same plan without its change marks."""
-        return ShownPlan(self.id, self.type, self.entries, self.content, self.uri)
+        return ShownPlan(self.id, self.type, self.entries, self.content, self.uri, self.path)
 
 
 def _diff(before: ShownPlan | None, after: ShownPlan) -> ShownPlan:
@@ -98,6 +101,7 @@ class PlanBoard:
                 list(body.get("entries", [])),
                 body.get("content", ""),
                 body.get("uri", ""),
+                body.get("path", ""),
             )
             return self._show(plan)
         if kind == "plan_removed":
@@ -121,7 +125,7 @@ class PlanBoard:
         self._created_at.pop(plan_id, None)
         if gone is not None:
             self._removed[plan_id] = ShownPlan(
-                gone.id, gone.type, gone.entries, gone.content, gone.uri, removed=True
+                gone.id, gone.type, gone.entries, gone.content, gone.uri, gone.path, removed=True
             )
             self._marked_at[plan_id] = self._clock()
         return plan_id
@@ -164,7 +168,7 @@ def panel(plan: ShownPlan) -> Panel:
         lines += [dropped_line(e) for e in plan.dropped]
         body: RenderableType = Group(*lines)
     elif plan.type == "markdown":
-        title = Text(f"{plan.id} · markdown")
+        title = Text(f"{plan.id} · markdown" + (f" · {plan.path}" if plan.path else ""))
         body = Markdown(plan.content)
     else:
         title = Text(f"{plan.id} · file")
@@ -221,5 +225,6 @@ def plain(plan: ShownPlan) -> str:
         return "\n".join(lines)
     if plan.type == "markdown":
         body = "\n".join(f"  {line}" for line in plan.content.splitlines())
-        return f"[{plan.id}] markdown\n{body}"
+        where = f" {plan.path}" if plan.path else ""
+        return f"[{plan.id}] markdown{where}\n{body}"
     return f"[{plan.id}] file {plan.uri}"

@@ -10,17 +10,21 @@ is what a client of `form` must read for them (a cancelled step, an `activeForm`
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from spec_shapes import check
 
 from llm_plans import FilePlan, ItemsPlan, MarkdownPlan, PlanEntry, WireForm
 
-ID_KEY = {"documents": "id", "schema": "planId", "v2": "planId", "v2-unstable": "planId"}
+ID_KEY = {"documents": "id", "schema": "planId", "v2": "planId"}
 V1 = ("documents", "schema", "legacy")
-EMPTY = {"type": "items", "entries": []}
-"""What a v2 client shows for a removed plan (v2's stable surface has no `plan_removed`)."""
+STABLE = ("schema", "v2")
+"""The forms of ACP's stable plan operations: no `file` plans, a file plan as markdown."""
+# A plan file bigger than this shows as the line naming it (the limit the docs state).
+MAX_PLAN_FILE_BYTES = 1 << 20
 
 
 class ClientView:
@@ -44,7 +48,6 @@ class ClientView:
             plan = update["plan"]
             self.plans[plan[key]] = dict(plan)
         elif kind == "plan_removed":
-            assert self.form != "v2", "plan_removed is not part of v2's stable surface"
             # A client drops the plan if it has it; removing an unknown id changes nothing.
             self.plans.pop(update[key], None)
         else:
@@ -72,8 +75,10 @@ def _reduce_wire(plan: Mapping[str, Any]) -> dict[str, Any]:
     kind = plan["type"]
     if kind == "items":
         return {"type": "items", "entries": [_entry(e) for e in plan["entries"]]}
-    field = {"markdown": "content", "file": "uri"}[kind]
-    return {"type": kind, field: plan[field]}
+    if kind == "markdown":
+        shown = {"type": kind, "content": plan["content"]}
+        return shown if "path" not in plan else {**shown, "path": plan["path"]}
+    return {"type": kind, "uri": plan["uri"]}
 
 
 def shown_entry(entry: PlanEntry, form: str) -> dict[str, str]:
@@ -93,18 +98,36 @@ def shown_entry(entry: PlanEntry, form: str) -> dict[str, str]:
 
 def as_shown(
     plans: Mapping[str, ItemsPlan | MarkdownPlan | FilePlan], form: WireForm | str
-) -> dict[str, dict[str, Any] | None]:
-    """What a client of `form` must show for each plan; None for a markdown or file plan in
-    v2, shown as the steps the legacy list has for it (which the caller compares)."""
+) -> dict[str, dict[str, Any]]:
+    """What a client of `form` (one with plan operations) must show for each plan: in the
+    stable forms a file plan as a markdown plan of its file (`file_document`)."""
     name = WireForm(form).value
-    out: dict[str, dict[str, Any] | None] = {}
+    out: dict[str, dict[str, Any]] = {}
     for plan_id, plan in plans.items():
         if isinstance(plan, ItemsPlan):
             entries = [shown_entry(e, name) for e in plan.entries]
             out[plan_id] = {"type": "items", "entries": entries}
+        elif isinstance(plan, FilePlan) and name in STABLE:
+            out[plan_id] = file_document(plan.uri)
         else:
-            out[plan_id] = None if name == "v2" else reduce_plan(plan)
+            out[plan_id] = reduce_plan(plan)
     return out
+
+
+def file_document(uri: str) -> dict[str, Any]:
+    """A file plan as the stable forms show it, for a session without a workspace (the rules,
+    written apart from the code): the file's whole UTF-8 text when it is a regular file of at
+    most 1 MiB, else the line naming it; its path, percent-decoded, either way."""
+    path = unquote(urlsplit(uri).path)
+    text = None
+    try:
+        if os.path.isfile(path) and os.path.getsize(path) <= MAX_PLAN_FILE_BYTES:
+            with open(path, encoding="utf-8") as file:
+                text = file.read()
+    except (OSError, UnicodeDecodeError, ValueError):
+        text = None
+    content = text if text is not None else f"Plan file: {path}"
+    return {"type": "markdown", "content": content, "path": path}
 
 
 def reduce_plan(plan: ItemsPlan | MarkdownPlan | FilePlan) -> dict[str, Any]:

@@ -1,9 +1,8 @@
-"""JSON Schemas of the plan updates as the spec documents draw them, and checks per form.
-
-The v2 forms are checked against the TS SDK's published v2 schemas (`schema/v2/schema.json`
-and `schema.unstable.json` of `@agentclientprotocol/sdk`), plan by plan against the items,
-markdown and file definitions themselves: v2's open `other` branches (a custom plan type, a
-custom status) would accept almost anything.
+"""Checks per wire form: the legacy list and the spec documents' draft by JSON Schemas drawn
+from the documents; the stable forms (`schema`, `v2`) by the stable schema
+(tests/stable_schema.py) and by the TS SDK 2.4.0's unstable schemas of their version, plan by
+plan against the items and markdown definitions themselves (v2's open `other` branches, a
+custom plan type or status, would accept almost anything).
 """
 
 from __future__ import annotations
@@ -15,13 +14,19 @@ from typing import Any
 import jsonschema
 from acp.schema import SessionNotification
 from node_tools import MODULES, node_modules
+from stable_schema import check_stable
 
-V2_SCHEMAS = {"v2": "schema.json", "v2-unstable": "schema.unstable.json"}
-# The plan kinds each v2 surface defines, by the definition that describes them.
-V2_PLANS = {
-    "v2": {"items": "PlanItems"},
-    "v2-unstable": {"items": "PlanItems", "markdown": "PlanMarkdown", "file": "PlanFile"},
+# The TS SDK 2.4.0 schema each stable form is also checked against (they predate the
+# stabilization: `path` passes there because neither sets `additionalProperties: false`), and
+# the notification definition of that file.
+PUBLISHED = {
+    "schema": ("v1", "SessionNotification"),
+    "v2": ("v2", "UpdateSessionNotification"),
 }
+# The plan kinds the stable forms send, by the published definition that describes them.
+PLAN_DEFINITIONS = {"items": "PlanItems", "markdown": "PlanMarkdown"}
+# The stable version of each form (tests/stable_schema.py).
+STABLE_VERSION = {"schema": "v1", "v2": "v2"}
 
 ENTRY = {
     "type": "object",
@@ -94,22 +99,25 @@ _VALIDATORS = {
 }
 
 
-class V2Schema:
-    """One of the TS SDK's v2 schemas, with strict checks of its plan definitions."""
+class Published:
+    """One of the TS SDK 2.4.0's unstable schemas, with strict checks of its plan definitions."""
 
-    def __init__(self, form: str) -> None:
+    def __init__(self, version: str) -> None:
         node_modules()
-        path = MODULES / "@agentclientprotocol" / "sdk" / "schema" / "v2" / V2_SCHEMAS[form]
+        path = (
+            MODULES / "@agentclientprotocol" / "sdk" / "schema" / version / "schema.unstable.json"
+        )
         self.defs: dict[str, Any] = json.loads(path.read_text())["$defs"]
-        self.plans = V2_PLANS[form]
-        self.removal = "PlanRemoved" in self.defs
 
     def validator(self, name: str) -> jsonschema.Draft202012Validator:
         return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{name}", "$defs": self.defs})
 
     def known(self, name: str) -> set[str]:
-        """The values an enum-like definition names, without its open `other` branch."""
-        return {b["const"] for b in self.defs[name]["anyOf"] if "const" in b}
+        """The values an enum-like definition names, without an open `other` branch."""
+        definition = self.defs[name]
+        return {
+            b["const"] for b in definition.get("anyOf", definition.get("oneOf", ())) if "const" in b
+        }
 
     def strict(self, name: str, value: dict[str, Any], *, also: tuple[str, ...] = ()) -> None:
         """`value` is valid for definition `name`, with no key it does not define."""
@@ -121,29 +129,47 @@ class V2Schema:
 
 
 @cache
-def v2_schema(form: str) -> V2Schema:
-    return V2Schema(form)
+def published(version: str) -> Published:
+    return Published(version)
 
 
-def check_v2(form: str, params: dict[str, Any]) -> None:
-    """Raise unless `params` is a `session/update` with a plan update of the v2 `form`."""
-    schema = v2_schema(form)
-    schema.validator("UpdateSessionNotification").validate(params)
+def check_stable_form(form: str, params: dict[str, Any]) -> None:
+    """Raise unless `params` is a `session/update` with a plan update of the stable `form`
+    ("schema" or "v2"): by the stable schema, and by the TS SDK 2.4.0's unstable schema of its
+    version, each plan against that file's own items / markdown definition."""
     update = params["update"]
+    check_stable(STABLE_VERSION[form], update)
+    version, notification = PUBLISHED[form]
+    schema = published(version)
+    schema.validator(notification).validate(params)
     kind = update["sessionUpdate"]
     if kind == "plan_removed":
-        assert schema.removal, "plan_removed is not part of v2's stable surface"
         schema.strict("PlanRemoved", update, also=("sessionUpdate",))
         return
-    assert kind == "plan_update", f"{kind!r} is not a v2 plan update"
+    assert kind == "plan_update", f"{kind!r} is not a plan update"
     schema.strict("PlanUpdate", update, also=("sessionUpdate",))
     plan = update["plan"]
-    assert plan["type"] in schema.plans, f"a {plan['type']} plan is not defined in {form}"
-    schema.strict(schema.plans[plan["type"]], plan, also=("type",))
+    # `path` is the stable markdown plan's; 2.4.0's PlanMarkdown predates it.
+    schema.strict(PLAN_DEFINITIONS[plan["type"]], plan, also=("type", "path"))
     for entry in plan.get("entries", ()):
         schema.strict("PlanEntry", entry)
         assert entry["status"] in schema.known("PlanEntryStatus"), entry
         assert entry["priority"] in schema.known("PlanEntryPriority"), entry
+
+
+def check_sdk_round_trip(params: dict[str, Any]) -> None:
+    """The official Python SDK parses `params` and writes them back unchanged, but for a
+    markdown plan's `path`, which its models (0.12.1, 1.0.0rc3) do not declare and drop."""
+    parsed = SessionNotification.model_validate(params)
+    dumped = parsed.model_dump(mode="json", by_alias=True, exclude_none=True)
+    plan = params["update"].get("plan")
+    if isinstance(plan, dict) and "path" in plan:
+        params = {**params, "update": {**params["update"], "plan": _without(plan, "path")}}
+    assert dumped == params
+
+
+def _without(value: dict[str, Any], key: str) -> dict[str, Any]:
+    return {k: v for k, v in value.items() if k != key}
 
 
 def check(form: str, params: dict[str, Any]) -> None:
@@ -151,11 +177,9 @@ def check(form: str, params: dict[str, Any]) -> None:
     assert set(params) == {"sessionId", "update"}
     assert isinstance(params["sessionId"], str)
     update = params["update"]
-    if form in V2_SCHEMAS:
-        check_v2(form, params)
-    elif form in _VALIDATORS:
-        _VALIDATORS[form].validate(update)
+    if form in STABLE_VERSION:
+        check_stable_form(form, params)
+        if form == "schema":
+            check_sdk_round_trip(params)
     else:
-        assert update["sessionUpdate"] in ("plan_update", "plan_removed")
-        parsed = SessionNotification.model_validate(params)
-        assert parsed.model_dump(mode="json", by_alias=True, exclude_none=True) == params
+        _VALIDATORS[form].validate(update)

@@ -124,9 +124,16 @@ def test_a_client_that_negotiated_2_gets_v2_whatever_it_advertised(v1_form: str)
 def test_the_explicit_arguments_win() -> None:
     recorder = recorded(initialize(2), answer(2))
     assert form_of(recorder, protocol_version=1) is WireForm.SCHEMA
-    assert form_of(recorder, form="v2-unstable") is WireForm.V2_UNSTABLE
+    assert form_of(recorder, form="documents") is WireForm.DOCUMENTS
     assert form_of(recorded(initialize(1)), form="v2") is WireForm.V2
     assert form_of(ClientCapabilitiesRecorder()) is WireForm.LEGACY  # before initialize
+
+
+@pytest.mark.parametrize("form", [WireForm.V2_UNSTABLE, "v2-unstable"])
+def test_the_deprecated_v2_unstable_form_is_v2(form: Any) -> None:
+    with pytest.warns(DeprecationWarning, match='"v2"') as warned:
+        assert form_of(recorded(initialize(1)), form=form) is WireForm.V2
+    assert len(warned) == 1
 
 
 @given(version=st.integers(0, 0xFFFF), caps=st.sampled_from(list(CAPS.values())))
@@ -235,7 +242,7 @@ async def test_a_v2_client_gets_v2_notifications_as_raw_json(validate: bool) -> 
         check("v2", params)
     statuses = [e["status"] for e in raw[0]["update"]["plan"]["entries"]]
     assert statuses == ["completed", "cancelled", "in_progress"]
-    assert raw[-1]["update"]["plan"] == {"type": "items", "planId": "notes", "entries": []}
+    assert raw[-1]["update"] == {"sessionUpdate": "plan_removed", "planId": "notes"}
 
 
 async def test_a_v1_client_gets_cancelled_as_a_completed_step() -> None:

@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 import pytest
-from client_view import check_compliant
+from client_view import STABLE, check_compliant, file_document
 from dialect_calls import (
     LISTERS,
     LONG,
@@ -54,9 +54,9 @@ from llm_plans.testing import RecordingSend
 
 T = TypeVar("T")
 
-FORMS = ("documents", "schema", "legacy", "v2", "v2-unstable")
+FORMS = ("documents", "schema", "legacy", "v2")
 V1 = ("documents", "schema", "legacy")
-KEY = {"documents": "id", "schema": "planId", "v2": "planId", "v2-unstable": "planId"}
+KEY = {"documents": "id", "schema": "planId", "v2": "planId"}
 COVERED = covered()
 needs_dialects = pytest.mark.skipif(not COVERED, reason="no dialect registered yet")
 # Hostile calls run to 600 KiB; generation is slow by design.
@@ -104,9 +104,6 @@ class View:
     def shown(self) -> Any:
         if self.form == "legacy":
             return self.entries
-        if self.form == "v2":
-            # v2 removes a plan by sending it empty: an empty plan and none look the same.
-            return {k: v for k, v in self.plans.items() if v.get("entries") != []}
         return self.plans
 
 
@@ -127,8 +124,7 @@ def rendered(entry: Mapping[str, Any], form: str) -> dict[str, Any]:
 
 
 def expected_view(session: PlanSession, form: str) -> Any:
-    """What a client of `form` that heard everything shows for `session` (not for v2, whose
-    removals leave an empty plan behind)."""
+    """What a client of `form` that heard everything shows for `session`."""
     plans = session.snapshot()["plans"]
     if form == "legacy":
         if all(p["type"] == "items" for p in plans):
@@ -139,6 +135,11 @@ def expected_view(session: PlanSession, form: str) -> Any:
         shown = {k: v for k, v in plan.items() if k != "id"}
         if plan["type"] == "items":
             shown["entries"] = [rendered(e, form) for e in plan["entries"]]
+        elif plan["type"] == "file" and form in STABLE:
+            shown = {
+                **file_document(plan["uri"]),
+                **({"_meta": plan["_meta"]} if "_meta" in plan else {}),
+            }
         out[plan["id"]] = shown
     return out
 
@@ -265,8 +266,7 @@ def test_streamed_equals_plain_and_rejections_change_nothing(data: st.DataObject
         assert dict(sessions["streamed"].plans) == dict(sessions["plain"].plans)
         views = {n: View(form).apply_all(sends[n].updates).shown() for n in ("plain", "streamed")}
         assert views["streamed"] == views["plain"]
-        if form != "v2":
-            assert views["plain"] == expected_view(sessions["plain"], form)
+        assert views["plain"] == expected_view(sessions["plain"], form)
         for params in sends["streamed"].sent:
             check_compliant(form, params)
 
@@ -451,7 +451,7 @@ class DialectMachine(RuleBasedStateMachine):
     def dialects(self) -> tuple[str, ...]:
         return tuple(d for d in self.mix if d == OURS or d in DIALECTS)
 
-    @initialize(form=st.sampled_from(("documents", "schema", "legacy", "v2-unstable")))
+    @initialize(form=st.sampled_from(("documents", "schema", "legacy", "v2")))
     def start(self, form: str) -> None:
         self.form = form
         self.session = new_session(self._send, self.dialects, form)

@@ -7,9 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp.schema import SessionNotification
 from spec_examples import spec_dir, spec_examples
-from spec_shapes import check
+from spec_shapes import check, check_sdk_round_trip
 
 from llm_plans import PlanSession
 from llm_plans.testing import RecordingSend
@@ -17,13 +16,19 @@ from llm_plans.testing import RecordingSend
 GOLDEN = Path(__file__).parent / "golden"
 CAPS = {"documents": {"planCapabilities": {}}, "schema": {"plan": {}}, "legacy": {}}
 # How a session comes to each form: v1's from the client's capabilities, v2 from the version
-# it negotiated, v2-unstable only when asked for.
+# it negotiated.
 SESSION_ARGS: dict[str, dict[str, Any]] = {
     **{form: {"client_capabilities": caps} for form, caps in CAPS.items()},
     "v2": {"protocol_version": 2},
-    "v2-unstable": {"form": "v2-unstable"},
 }
 V1_SDK_FORMS = ("legacy", "schema")  # the forms the official Python SDK's models know
+
+# The plan files of the golden scenarios, read through `read_text=` (as a client's file system
+# would serve them) so that the golden files do not depend on this machine's /tmp. Local
+# reading under the workspace rules is tested in tests/test_wire_files.py.
+DESIGN_URI = "file:///work%20space/docs/pl%C3%A4n.md"
+DESIGN_V1 = "# Design\n\n- [x] Read the parser\n- [ ] Fix the off-by-one\n"
+DESIGN_V2 = DESIGN_V1.replace("- [ ] Fix", "- [x] Fix") + "- [ ] Add a regression test\n"
 
 ANALYZE = {"content": "Analyze the existing codebase structure", "priority": "high"}
 IDENTIFY = {"content": "Identify components that need refactoring", "priority": "high"}
@@ -106,11 +111,28 @@ SCENARIOS: dict[str, list[tuple[str, Any]]] = {
     # A cancelled step, and a step in progress with Claude's wording of it (`activeForm`).
     "items_cancelled.json": [CREATE_CANCELLED],
     "legacy/cancelled.json": [CREATE_CANCELLED],
-    # (v2 shows a file plan's steps: a file that cannot exist keeps the golden file stable.)
+    # The stable forms send a file plan as a markdown plan of its file's text, with its path:
+    # a file that cannot be read shows the line that names it.
     "file_missing.json": [
         ("create_plan", {"type": "file", "id": "design-doc", "uri": "/nonexistent/plan.md"})
     ],
+    "file_readable.json": [("create_plan", {"type": "file", "id": "design", "uri": DESIGN_URI})],
+    # The file changed on disk between two calls: the next accepted call (another plan's)
+    # re-sends it, after that call's own update.
+    "file_edited.json": [
+        ("create_plan", {"type": "file", "id": "design", "uri": DESIGN_URI}),
+        ("edit", DESIGN_V2),
+        ("create_plan", {"type": "items", "id": "tasks", "entries": [TESTS]}),
+    ],
+    # One id, another type: one plan_update replaces the plan (no removal in between).
+    "type_change.json": [
+        CREATE_THREE,
+        ("update_plan", {"id": "plan-1", "type": "markdown", "content": STEPS_MD}),
+    ],
 }
+# The scenarios whose last call sends two notifications: the call's own, then the file plan
+# it re-read.
+EXTRA_SENDS = {"file_edited.json": 1}
 
 
 def golden_files() -> list[str]:
@@ -141,17 +163,42 @@ def test_every_spec_example_is_a_golden_file() -> None:
         assert example in goldens, f"{source}: no golden file for {example}"
 
 
+async def run_scenario(
+    form: str, calls: list[tuple[str, Any]], session_args: dict[str, Any] | None = None
+) -> RecordingSend:
+    """The notifications of `calls` on a session of `form` (or made with `session_args`); an
+    `("edit", text)` step rewrites the scenarios' plan file in between."""
+    files = {DESIGN_URI: DESIGN_V1}
+    send = RecordingSend()
+    args = SESSION_ARGS[form] if session_args is None else session_args
+    session = PlanSession(send, session_id="sess_abc123def456", read_text=files.get, **args)
+    for tool, arguments in calls:
+        if tool == "edit":
+            files[DESIGN_URI] = arguments
+            continue
+        result = await session.call(tool, arguments)
+        assert result.ok, result.content
+    return send
+
+
 @pytest.mark.parametrize("name", golden_files())
 async def test_output_equals_golden(name: str) -> None:
     form, calls = scenario_for(name)
-    send = RecordingSend()
-    session = PlanSession(send, session_id="sess_abc123def456", **SESSION_ARGS[form])
-    for tool, arguments in calls:
-        result = await session.call(tool, arguments)
-        assert result.ok, result.content
-    assert len(send.sent) == len(calls)  # one notification per successful call
+    send = await run_scenario(form, calls)
+    tool_calls = [call for call in calls if call[0] != "edit"]
+    extra = EXTRA_SENDS.get(name.split("/")[-1], 0)
+    assert len(send.sent) == len(tool_calls) + extra  # one notification per successful call
     expected = (GOLDEN / name).read_text()
     assert json.dumps(send.sent[-1], indent=2) + "\n" == expected  # key order too
+
+
+@pytest.mark.parametrize("name", [n.split("/")[1] for n in golden_files() if n.startswith("v2/")])
+async def test_v2_unstable_sends_what_v2_sends(name: str) -> None:
+    """The deprecated "v2-unstable" form is v2, warning once when the session is made."""
+    with pytest.warns(DeprecationWarning, match='"v2"') as warned:
+        unstable = await run_scenario("v2", SCENARIOS[name], {"form": "v2-unstable"})
+    assert len(warned) == 1
+    assert unstable.sent == (await run_scenario("v2", SCENARIOS[name])).sent
 
 
 @pytest.mark.parametrize("name", golden_files())
@@ -162,11 +209,18 @@ def test_golden_is_compliant_for_its_form(name: str) -> None:
 
 @pytest.mark.parametrize("name", [n for n in golden_files() if n.split("/")[0] in V1_SDK_FORMS])
 def test_golden_round_trips_through_the_acp_sdk(name: str) -> None:
-    """The published-schema and legacy forms are what the official SDK parses and writes."""
-    data = load(name)
-    parsed = SessionNotification.model_validate(data)
-    dumped = parsed.model_dump(mode="json", by_alias=True, exclude_none=True)
-    assert dumped == data
+    """The stable v1 and legacy forms are what the official SDK parses and writes (but for a
+    markdown plan's `path`, which its models drop)."""
+    check_sdk_round_trip(load(name))
+
+
+def test_the_stable_forms_send_no_file_plan() -> None:
+    """Stable ACP has no `file` type and no `uri`: only the spec documents' draft sends them."""
+    for name in golden_files():
+        plan = load(name)["update"].get("plan", {})
+        if name.startswith(("schema/", "v2/")):
+            assert plan.get("type") != "file", name
+            assert "uri" not in plan, name
 
 
 def test_ci_runs_the_spec_cross_check() -> None:

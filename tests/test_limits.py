@@ -90,11 +90,10 @@ async def test_only_local_files(uri: str) -> None:
 
 async def test_paths_are_normalised_to_file_uris(tmp_path: Path) -> None:
     send = RecordingSend()
-    session = PlanSession(
-        send, session_id="s", client_capabilities={"plan": {}}, workspace=tmp_path
-    )
+    session = PlanSession(send, session_id="s", form="documents", workspace=tmp_path)
     await session.call("create_plan", {"type": "file", "uri": f"{tmp_path}/docs/../my plan.md"})
     assert send.updates[-1]["plan"]["uri"] == (tmp_path / "my plan.md").as_uri()
+    assert session.plans["plan-1"].uri == (tmp_path / "my plan.md").as_uri()
 
 
 async def test_paths_must_stay_inside_the_workspace(tmp_path: Path) -> None:

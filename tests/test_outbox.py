@@ -136,12 +136,11 @@ async def test_the_client_ends_where_the_session_is_with_bounded_memory(
 
 
 def shown_in_v2(updates: list[dict[str, Any]]) -> set[str]:
-    # v2's stable surface removes a plan by sending it with no entries.
-    return {i for i, plan in client_view(updates).items() if plan.get("entries") != []}
+    return set(client_view(updates))
 
 
-@pytest.mark.parametrize("form", ["v2", "v2-unstable"])
-async def test_v2_create_and_remove_cycles_leave_nothing_behind(form: str) -> None:
+@pytest.mark.parametrize("form", ["schema", "v2"])
+async def test_stable_create_and_remove_cycles_leave_nothing_behind(form: str) -> None:
     send = RecordingSend()
     session = PlanSession(send, session_id="s", form=form)
     for n in range(600):
@@ -149,8 +148,9 @@ async def test_v2_create_and_remove_cycles_leave_nothing_behind(form: str) -> No
         if n % 100 != 99:
             assert (await session.call("remove_plan", {"id": f"plan-{n + 1}"})).ok
     assert held_ids(session) == set(session.plans)
-    # What v2 worked out for markdown plans (their steps) is kept for live plans only.
+    # What was worked out for plans (steps, files read) is kept for live plans only.
     assert set(session._outbox._flattener._cache) <= set(session.plans)
+    assert set(session._outbox._flattener._documents) <= set(session.plans)
     assert shown_in_v2(send.updates) == set(session.plans)
 
 
@@ -166,7 +166,7 @@ async def test_v2_create_and_remove_cycles_leave_nothing_behind(form: str) -> No
 async def test_a_v2_client_ends_where_the_session_is(
     steps: list[tuple[str, int, bool]], kind: str
 ) -> None:
-    # As above, in v2's stable form: removals travel as plans with no entries.
+    # As above, in v2.
     send = RecordingSend()
     session = PlanSession(send, session_id="s", protocol_version=2)
     for action, number, fails in steps:
@@ -255,7 +255,7 @@ known_plans = st.sampled_from(
 
 
 @given(
-    form=st.sampled_from(list(WireForm)),
+    form=st.sampled_from([form for form in WireForm if form is not WireForm.V2_UNSTABLE]),
     history=st.lists(
         st.tuples(
             st.lists(known_plans, max_size=3),
@@ -329,3 +329,5 @@ async def test_one_plan_the_quick_way_sends_and_notes_what_the_whole_way_does(
     assert boxes[0]._legacy_held == boxes[1]._legacy_held
     caches = [{i: c.entries for i, c in box._flattener._cache.items()} for box in boxes]
     assert caches[0] == caches[1]
+    read = [{i: c.document for i, c in box._flattener._documents.items()} for box in boxes]
+    assert read[0] == read[1]

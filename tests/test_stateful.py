@@ -27,13 +27,11 @@ from typing import Any
 
 import pytest
 from client_view import (
-    EMPTY,
     ClientView,
     as_shown,
     check_compliant,
     expected,
     reduce_plan,
-    shown_entry,
 )
 from hypothesis import event, settings
 from hypothesis import strategies as st
@@ -55,14 +53,13 @@ from strategies import (
     update_args,
 )
 
-from llm_plans import ItemsPlan, Limits, PlanSession, StreamError, ToolResult, WireForm
+from llm_plans import Limits, PlanSession, StreamError, ToolResult, WireForm
 from llm_plans.testing import RecordingSend
 
 CAPABILITIES = {"documents": {"planCapabilities": {}}, "schema": {"plan": {}}, "legacy": None}
-# v2 by the protocol version the client negotiated; v2-unstable only when asked for.
+# v2 by the protocol version the client negotiated.
 FORM_ARGS: dict[str, dict[str, Any]] = {
     "v2": {"client_capabilities": {"plan": {}}, "protocol_version": 2},
-    "v2-unstable": {"form": "v2-unstable"},
 }
 MAX_PLANS = Limits().max_plans
 GENERATED = re.compile(r"plan-(\d+)")
@@ -578,9 +575,6 @@ class PlanMachine(RuleBasedStateMachine):
 
     def _assert_shows(self, view: ClientView) -> None:
         """`view` shows exactly `session.plans` (no stream in flight)."""
-        if self.form == "v2":
-            self._assert_v2_shows(view)
-            return
         if self.form != "legacy":
             assert view.shown() == as_shown(self.s.plans, self.form), "the client shows other plans"
             return
@@ -588,33 +582,11 @@ class PlanMachine(RuleBasedStateMachine):
         legacy.apply(self.s.legacy_update())
         assert view.shown_entries() == legacy.shown_entries(), "the client shows another list"
         shown = as_shown(self.s.plans, self.form)
-        if all(p is not None and p["type"] == "items" for p in shown.values()):
-            flat = [e for p in shown.values() if p is not None for e in p["entries"]]
+        if all(p["type"] == "items" for p in shown.values()):
+            flat = [e for p in shown.values() for e in p["entries"]]
             assert view.shown_entries() == flat, "the legacy list is not every plan's entries"
         else:
             assert len(view.shown_entries()) >= len(self.model), "a plan shows no entry"
-
-    def _assert_v2_shows(self, view: ClientView) -> None:
-        """Every plan as items: an items plan exactly, a markdown or file plan as the steps the
-        legacy list shows for it; a removed plan with no steps."""
-        shown, plans = view.shown(), self.s.plans
-        removed = {i: p for i, p in shown.items() if i not in plans}
-        assert all(p == EMPTY for p in removed.values()), "a removed plan still shows steps"
-        assert set(plans) <= set(shown), "a plan is missing"
-        flat: list[dict[str, Any]] = []
-        for plan_id, wanted in as_shown(plans, "v2").items():
-            assert shown[plan_id]["type"] == "items"
-            if wanted is not None:
-                assert shown[plan_id] == wanted, "the client shows another items plan"
-                plan = plans[plan_id]
-                assert isinstance(plan, ItemsPlan)
-                # The legacy list shows a cancelled step as v1 does.
-                flat += [shown_entry(e, "legacy") for e in plan.entries]
-            else:
-                flat += shown[plan_id]["entries"]
-        legacy = ClientView("legacy")
-        legacy.apply(self.s.legacy_update())
-        assert flat == legacy.shown_entries(), "v2 shows other steps than the legacy list"
 
     # ---- invariants --------------------------------------------------------------------------
 
@@ -720,11 +692,5 @@ class V2Form(PlanMachine):
     form = "v2"
 
 
-class V2UnstableForm(PlanMachine):
-    form = "v2-unstable"
-
-
 TestV2Form = V2Form.TestCase
 TestV2Form.settings = STEPS
-TestV2UnstableForm = V2UnstableForm.TestCase
-TestV2UnstableForm.settings = STEPS

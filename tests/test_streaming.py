@@ -198,7 +198,7 @@ odd_step = st.sampled_from(
 
 
 @given(
-    form=st.sampled_from(["legacy", "schema", "documents", "v2", "v2-unstable"]),
+    form=st.sampled_from(["legacy", "schema", "documents", "v2"]),
     budget=st.sampled_from([1, 2, 8, 8, 8]),
     tool=st.sampled_from(["create_plan", "update_plan"]),
     steps=st.lists(st.one_of(*[usual_step] * 19, odd_step), min_size=1, max_size=12),

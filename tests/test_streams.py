@@ -246,14 +246,13 @@ async def test_a_legacy_markdown_preview_waits_for_list_items() -> None:
     }
 
 
-@pytest.mark.parametrize("form", ["legacy", "v2"])
 async def test_a_markdown_preamble_does_not_spend_the_previews_its_checklist_needs(
-    form: str, worked_out: list[int]
+    worked_out: list[int],
 ) -> None:
-    # These forms show a markdown plan's list items only: lines of prose before them change
-    # nothing the client sees, so they are neither worked out nor counted.
+    # The legacy list shows a markdown plan's list items only: lines of prose before them
+    # change nothing the client sees, so they are neither worked out nor counted.
     send = RecordingSend()
-    session = session_of(send, form=form)
+    session = session_of(send, form="legacy")
     prose = "".join(f"Context line {n}, which says why the work matters.\n" for n in range(300))
     items = "".join(f"- [ ] Step {n}\n" for n in range(30))
     text = json.dumps({"type": "markdown", "content": f"# Plan\n\n{prose}\n{items}"})
@@ -312,7 +311,7 @@ def _plan_call(kind: str, texts: list[str], statuses: list[str]) -> tuple[str, d
 @given(
     kind=st.sampled_from(["items", "markdown", "todos", "replacement", "late id"]),
     steps=st.lists(st.tuples(step_text, st.sampled_from(STATUSES)), min_size=1, max_size=40),
-    form=st.sampled_from(list(WireForm)),
+    form=st.sampled_from([form for form in WireForm if form is not WireForm.V2_UNSTABLE]),
     other=st.integers(0, 30),
     session_id=st.sampled_from(["s", "sess_" + "7f3a" * 8, "séance", "x" * 300]),
     indent=st.sampled_from([None, 2]),

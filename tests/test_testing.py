@@ -150,3 +150,19 @@ async def test_sdk_stream_gives_what_each_sdk_client_yields() -> None:
     assert isinstance(messages[0], RawMessageStartEvent)
     with pytest.raises(ValueError, match="chat, responses or anthropic"):
         await sdk_stream("gemini", [])
+
+
+def test_client_view_reads_the_stable_forms_and_the_draft() -> None:
+    updates = [
+        {
+            "sessionUpdate": "plan_update",
+            "plan": {"type": "markdown", "planId": "a", "content": "# A", "path": "/w/a.md"},
+        },
+        {"sessionUpdate": "plan_update", "plan": {"type": "file", "id": "b", "uri": "file:///b"}},
+        {"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": "c", "entries": []}},
+        {"sessionUpdate": "plan_removed", "planId": "c"},
+    ]
+    assert client_view(updates) == {
+        "a": {"id": "a", "type": "markdown", "content": "# A", "path": "/w/a.md"},
+        "b": {"id": "b", "type": "file", "uri": "file:///b"},
+    }

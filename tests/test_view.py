@@ -67,6 +67,31 @@ def test_plans_by_id_in_both_id_forms_and_removal() -> None:
     assert list(board.plans) == ["work", "doc"]
 
 
+def test_a_stable_markdown_plan_shows_its_path_and_v2_removes_it() -> None:
+    """The stable forms' markdown plan names its file with `path`; `plan_removed` drops it."""
+    board = PlanBoard(clock=lambda: 0.0)
+    update = {
+        "sessionUpdate": "plan_update",
+        "plan": {
+            "type": "markdown",
+            "planId": "design",
+            "content": "# Design\n- [ ] Fix the divisor",
+            "path": "/work/docs/design.md",
+        },
+    }
+    shown = board.apply({"sessionId": "s", "update": update})
+    assert isinstance(shown, ShownPlan)
+    assert shown.path == "/work/docs/design.md"
+    assert "design · markdown · /work/docs/design.md" in rendered(board)
+    assert plain(shown).startswith("[design] markdown /work/docs/design.md\n")
+    removal = {"sessionUpdate": "plan_removed", "planId": "design"}
+    assert board.apply({"sessionId": "s", "update": removal}) == "design"
+    assert board.plans == {}
+    [gone] = board.shown()
+    assert gone.removed
+    assert gone.path == "/work/docs/design.md"
+
+
 def test_legacy_list_and_plain_text() -> None:
     board = PlanBoard()
     shown = board.apply({"sessionUpdate": "plan", "entries": ENTRIES})

@@ -42,9 +42,14 @@ def _update(draw: st.DrawFn) -> dict[str, Any]:
     if kind == "items":
         entries = tuple(draw(st.lists(_entry(), max_size=8)))
         return _wire.plan_update(form, Stored("items", plan_id, entries, meta=meta))
-    form = draw(st.sampled_from([WireForm.SCHEMA, WireForm.DOCUMENTS]))
     field = {"content": draw(_TEXT)} if kind == "markdown" else {"uri": draw(_TEXT)}
-    return _wire.plan_update(form, Stored(kind, plan_id, meta=meta, **field))  # type: ignore[arg-type]
+    plan = Stored(kind, plan_id, meta=meta, **field)  # type: ignore[arg-type]
+    # The stable forms send a file plan as a markdown plan of its file's text, with a `path`.
+    path = draw(st.one_of(st.none(), _TEXT))
+    document = _wire.Document(draw(_TEXT), path) if kind == "file" else None
+    if kind == "file" and form is not WireForm.DOCUMENTS:
+        return _wire.plan_update(form, plan, document)
+    return _wire.plan_update(form, plan)
 
 
 @given(session_id=_TEXT, update=_update())

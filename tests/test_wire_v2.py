@@ -1,8 +1,8 @@
-"""ACP v2 on the wire, and `cancelled` / `activeForm` in every form.
+"""ACP's stable forms and v2 on the wire, and `cancelled` / `activeForm` in every form.
 
-Every notification is checked against its form's schema (`spec_shapes.check`: the TS SDK's v2
-schemas plan definition by plan definition, the spec documents' and the Python SDK's v1
-shapes), and what a client reads back is compared with an oracle written here, apart from
+Every notification is checked against its form's schema (`spec_shapes.check`: the stable
+schemas and the TS SDK's unstable ones plan definition by plan definition, the spec
+documents' shapes), and what a client reads back is compared with an oracle written here, apart from
 the code under test: v2 carries statuses natively; v1 shows a cancelled step as completed with
 its content prefixed `Cancelled: `; every form shows a step in progress by its non-empty
 `_meta.llm_plans.activeForm`; `_meta` and priorities go out unchanged.
@@ -27,11 +27,12 @@ from llm_plans._outbox import Outbox
 from llm_plans._wire import shown_entries
 from llm_plans.testing import RecordingSend
 
-FORMS = ("documents", "schema", "legacy", "v2", "v2-unstable")
+FORMS = ("documents", "schema", "legacy", "v2")
 V1 = ("documents", "schema", "legacy")
 STATUSES = ("pending", "in_progress", "completed", "cancelled")
 PRIORITIES = ("high", "medium", "low")
-ID_KEY = {"documents": "id", "schema": "planId", "v2": "planId", "v2-unstable": "planId"}
+ID_KEY = {"documents": "id", "schema": "planId", "v2": "planId"}
+STABLE = ("schema", "v2")  # the forms of ACP's stable plan operations
 
 
 def session(form: str, send: RecordingSend, **kwargs: Any) -> PlanSession:
@@ -101,8 +102,8 @@ async def run_every_kind(form: str, tmp_path: Path) -> list[dict[str, Any]]:
     return send.updates
 
 
-@pytest.mark.parametrize("form", ["v2", "v2-unstable"])
-async def test_items_plans_carry_cancelled_natively(form: str, tmp_path: Path) -> None:
+async def test_items_plans_carry_cancelled_natively_in_v2(tmp_path: Path) -> None:
+    form = "v2"
     updates = await run_every_kind(form, tmp_path)
     first = updates[0]["plan"]
     assert first["type"] == "items"
@@ -113,49 +114,20 @@ async def test_items_plans_carry_cancelled_natively(form: str, tmp_path: Path) -
     assert updates[3]["plan"]["entries"][3]["status"] == "cancelled"
 
 
-async def test_v2_shows_markdown_and_file_plans_as_items_and_removes_with_no_entries(
-    tmp_path: Path,
+@pytest.mark.parametrize("form", STABLE)
+async def test_the_stable_forms_send_markdown_and_file_plans_as_markdown(
+    form: str, tmp_path: Path
 ) -> None:
-    updates = await run_every_kind("v2", tmp_path)
-    assert all(u["sessionUpdate"] == "plan_update" for u in updates)
+    """A markdown plan as it is; a file plan as a markdown plan of its file's whole text, with
+    the file's path; a removal as `plan_removed`."""
+    updates = await run_every_kind(form, tmp_path)
     notes, design = updates[1]["plan"], updates[2]["plan"]
-    assert notes == {
-        "type": "items",
-        "planId": "notes",
-        "entries": [
-            {"content": "Read the parser", "priority": "medium", "status": "completed"},
-            {"content": "Patch it", "priority": "medium", "status": "pending"},
-        ],
-    }
-    assert design["type"] == "items"
-    assert design["planId"] == "design"
-    assert [(e["content"], e["status"]) for e in design["entries"]] == [
-        ("one", "pending"),
-        ("two", "completed"),
-    ]
-    removals = [u["plan"] for u in updates[4:]]
-    assert removals == [
-        {"type": "items", "planId": plan_id, "entries": []}
-        for plan_id in ("notes", "design", "main")
-    ]
-
-
-async def test_v2_flattens_as_the_legacy_form_does(tmp_path: Path) -> None:
-    """A markdown or file plan's v2 steps are the entries the legacy list shows for it."""
-    v2 = await run_every_kind("v2", tmp_path)
-    legacy = await run_every_kind("legacy", tmp_path)
-    main = len(ALL_STATUSES)
-    assert v2[1]["plan"]["entries"] == legacy[1]["entries"][main:]
-    assert v2[2]["plan"]["entries"] == legacy[2]["entries"][main + 2 :]
-
-
-async def test_v2_unstable_sends_every_kind_and_plan_removed(tmp_path: Path) -> None:
-    updates = await run_every_kind("v2-unstable", tmp_path)
-    assert updates[1]["plan"] == {"type": "markdown", "planId": "notes", "content": STEPS_MD}
-    assert updates[2]["plan"] == {
-        "type": "file",
+    assert notes == {"type": "markdown", "planId": "notes", "content": STEPS_MD}
+    assert design == {
+        "type": "markdown",
         "planId": "design",
-        "uri": (tmp_path / "plan.md").as_uri(),
+        "content": "- [ ] one\n- [x] two\n",
+        "path": str(tmp_path / "plan.md"),
     }
     assert updates[4:] == [
         {"sessionUpdate": "plan_removed", "planId": plan_id}
@@ -163,7 +135,7 @@ async def test_v2_unstable_sends_every_kind_and_plan_removed(tmp_path: Path) -> 
     ]
 
 
-@pytest.mark.parametrize("form", ["v2", "v2-unstable"])
+@pytest.mark.parametrize("form", STABLE)
 async def test_plan_meta_round_trips(form: str) -> None:
     # A plan's own `_meta` comes from restored snapshots and the dialects, not from our tools.
     send = RecordingSend()
@@ -179,30 +151,30 @@ async def test_plan_meta_round_trips(form: str) -> None:
     for params in send.sent:
         check(form, params)
         assert params["update"]["plan"]["_meta"] == meta
-    assert send.updates[0]["plan"]["entries"] == [entry]
+    assert send.updates[0]["plan"]["entries"] == [oracle(form, entry)]
 
 
-async def test_a_file_edited_on_disk_reaches_a_v2_client_with_the_next_change(
-    tmp_path: Path,
+@pytest.mark.parametrize("form", STABLE)
+async def test_a_file_edited_on_disk_reaches_the_client_with_the_next_change(
+    form: str, tmp_path: Path
 ) -> None:
     plan_file = tmp_path / "plan.md"
     plan_file.write_text("- [ ] one\n")
     send = RecordingSend()
-    s = session("v2", send, workspace=tmp_path)
+    s = session(form, send, workspace=tmp_path)
     assert (await s.call("create_plan", {"type": "file", "id": "f", "uri": str(plan_file)})).ok
     plan_file.write_text("- [x] one\n- [ ] two\n")
     assert (await s.call("create_plan", {"type": "items", "id": "i", "entries": ["x"]})).ok
-    by_plan = {u["plan"]["planId"]: u["plan"]["entries"] for u in send.updates}
-    assert [(e["content"], e["status"]) for e in by_plan["f"]] == [
-        ("one", "completed"),
-        ("two", "pending"),
-    ]
+    by_plan = {u["plan"]["planId"]: u["plan"] for u in send.updates}
+    assert by_plan["f"]["content"] == "- [x] one\n- [ ] two\n"
+    for params in send.sent:
+        check(form, params)
     sent = len(send.sent)
     assert (await s.call("update_plan", {"id": "i", "entries": ["y"]})).ok
     assert len(send.sent) == sent + 1, "an unchanged file is not sent again"
 
 
-async def test_a_streamed_markdown_plan_never_shows_its_heading_as_a_step_in_v2() -> None:
+async def test_a_streamed_markdown_plan_reaches_v2_as_markdown() -> None:
     send = RecordingSend()
     s = session("v2", send, stream_interval=0)
     content = "# Title\n\nSome prose\n- [ ] first\n- [ ] second\n"
@@ -212,9 +184,8 @@ async def test_a_streamed_markdown_plan_never_shows_its_heading_as_a_step_in_v2(
     assert (await s.finish("call-1")).ok
     for params in send.sent:
         check("v2", params)
-        contents = [e["content"] for e in params["update"]["plan"]["entries"]]
-        assert "Title" not in contents
-    assert [e["content"] for e in send.updates[-1]["plan"]["entries"]] == ["first", "second"]
+        assert content.startswith(params["update"]["plan"]["content"])
+    assert send.updates[-1]["plan"] == {"type": "markdown", "planId": "m", "content": content}
 
 
 async def test_an_aborted_streamed_create_is_taken_back_in_v2() -> None:
@@ -226,7 +197,7 @@ async def test_an_aborted_streamed_create_is_taken_back_in_v2() -> None:
         await s.feed("c", "create_plan", text[n : n + 7])
     assert send.updates, "the complete steps were previewed"
     assert await s.abort("c")
-    assert send.updates[-1]["plan"] == {"type": "items", "planId": "p", "entries": []}
+    assert send.updates[-1] == {"sessionUpdate": "plan_removed", "planId": "p"}
     for params in send.sent:
         check("v2", params)
 
@@ -333,7 +304,6 @@ def test_plans_with_nothing_to_render_go_out_as_stored(steps: list[dict[str, Any
 def test_cancelled_needs_no_rebuild_in_v2() -> None:
     plan = stored_plan([{"content": "a", "priority": "low", "status": "cancelled"}])
     assert shown_entries(plan, WireForm.V2) is plan.entries
-    assert shown_entries(plan, WireForm.V2_UNSTABLE) is plan.entries
     assert shown_entries(plan, WireForm.LEGACY) == (
         {"content": "Cancelled: a", "priority": "low", "status": "completed"},
     )

@@ -44,8 +44,11 @@ class RecordingSend:
 def client_view(updates: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """The plans a client shows after `updates` (`plan_update` / `plan_removed`), by id.
 
-    Each plan is as last sent, its id under `id` whichever key the wire form used; compare
-    it with `session.plans` to prove the client ends where the session is.
+    Each plan is as last sent, its id under `id` whichever key the wire form used (`planId`
+    in ACP's stable v1 and v2 forms, `id` in the spec documents' draft), with every other key
+    kept: a stable markdown plan's `path`, a draft `file` plan's `uri` (a client may get those
+    from another agent). Compare it with `session.plans` to prove the client ends where the
+    session is.
     """
     view: dict[str, dict[str, Any]] = {}
     for update in updates:

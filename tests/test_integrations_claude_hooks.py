@@ -27,12 +27,14 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from integration_pipe import PipeClient, run_example
 from wire import message_stream
 
-from llm_plans import ConfigurationError, MarkdownPlan, PlanSession
+from llm_plans import ConfigurationError, Limits, MarkdownPlan, PlanSession
+from llm_plans.integrations._claude_sessions import Sessions
 from llm_plans.integrations.claude_agent_sdk import plan_hooks
 from llm_plans.testing import RecordingSend
 
 DIALECTS = ["llm_plans", "claude_tasks", "claude_todos"]
 SUBAGENT = "a4f1c9e2b7d03568"
+CLAUDE_SESSION = "5b1e8a0c-3f6d-4e2a-9c7b-1d2e3f4a5b6c"
 _ids = itertools.count(1)
 
 
@@ -46,9 +48,9 @@ def new_session(send: RecordingSend, **kwargs: Any) -> PlanSession:
     )
 
 
-def base(event: str, agent: str | None = None) -> dict[str, Any]:
+def base(event: str, agent: str | None = None, claude: str = CLAUDE_SESSION) -> dict[str, Any]:
     data: dict[str, Any] = {
-        "session_id": "5b1e8a0c-3f6d-4e2a-9c7b-1d2e3f4a5b6c",
+        "session_id": claude,
         "transcript_path": "/home/dev/.claude/projects/-work/5b1e8a0c.jsonl",
         "cwd": "/work",
         "permission_mode": "default",
@@ -59,10 +61,12 @@ def base(event: str, agent: str | None = None) -> dict[str, Any]:
     return data
 
 
-def post(tool: str, given: Any, response: Any, agent: str | None = None) -> dict[str, Any]:
+def post(
+    tool: str, given: Any, response: Any, agent: str | None = None, claude: str = CLAUDE_SESSION
+) -> dict[str, Any]:
     use_id = f"toolu_01{next(_ids):020d}"
     return {
-        **base("PostToolUse", agent),
+        **base("PostToolUse", agent, claude),
         "tool_name": tool,
         "tool_input": given,
         "tool_response": response,
@@ -83,9 +87,9 @@ def failure(tool: str, given: Any, error: str, agent: str | None = None) -> dict
     }
 
 
-def stopped(agent: str) -> dict[str, Any]:
+def stopped(agent: str, claude: str = CLAUDE_SESSION) -> dict[str, Any]:
     return {
-        **base("SubagentStop"),
+        **base("SubagentStop", claude=claude),
         "stop_hook_active": False,
         "agent_id": agent,
         "agent_transcript_path": f"/home/dev/.claude/projects/-work/agent-{agent}.jsonl",
@@ -116,10 +120,12 @@ class Task:
 @dataclass
 class ClaudeCode:
     """Claude Code's task list, shared by the main agent and its subagents, and the tool
-    outputs (`tool_response`) its Task tools give, as the bundled Claude Code builds them."""
+    outputs (`tool_response`) its Task tools give, as the bundled Claude Code builds them.
+    Each Claude Code session (`claude`, its `session_id`) has a list of its own."""
 
     tasks: dict[str, Task] = field(default_factory=dict)
     last: int = 0
+    claude: str = CLAUDE_SESSION
 
     def create(self, subject: str, description: str | None = None, **kw: Any) -> dict[str, Any]:
         self.last += 1
@@ -128,7 +134,7 @@ class ClaudeCode:
         self.tasks[task_id] = Task(subject, saved)
         given = {"subject": subject, **({"description": description} if description else {})}
         response = {"task": {"id": task_id, "subject": subject, "description": saved}}
-        return post("TaskCreate", given, response, kw.get("agent"))
+        return post("TaskCreate", given, response, kw.get("agent"), self.claude)
 
     def update(self, task_id: str, agent: str | None = None, **changes: Any) -> dict[str, Any]:
         given = {"taskId": task_id, **changes}
@@ -140,7 +146,7 @@ class ClaudeCode:
                 "updatedFields": [],
                 "error": "Task not found",
             }
-            return post("TaskUpdate", given, response, agent)
+            return post("TaskUpdate", given, response, agent, self.claude)
         if changes.get("status") == "deleted":
             del self.tasks[task_id]
             response = {
@@ -149,7 +155,7 @@ class ClaudeCode:
                 "updatedFields": ["deleted"],
                 "statusChange": {"from": task.status, "to": "deleted"},
             }
-            return post("TaskUpdate", given, response, agent)
+            return post("TaskUpdate", given, response, agent, self.claude)
         fields = []
         before = task.status
         for key in ("subject", "description", "owner", "status"):
@@ -159,7 +165,7 @@ class ClaudeCode:
         response = {"success": True, "taskId": task_id, "updatedFields": fields}
         if "status" in fields:
             response["statusChange"] = {"from": before, "to": task.status}
-        return post("TaskUpdate", given, response, agent)
+        return post("TaskUpdate", given, response, agent, self.claude)
 
     def listing(self) -> list[dict[str, Any]]:
         return [
@@ -174,7 +180,7 @@ class ClaudeCode:
         ]
 
     def list(self, agent: str | None = None) -> dict[str, Any]:
-        return post("TaskList", {}, {"tasks": self.listing()}, agent)
+        return post("TaskList", {}, {"tasks": self.listing()}, agent, self.claude)
 
     def get(self, task_id: str, agent: str | None = None) -> dict[str, Any]:
         task = self.tasks.get(task_id)
@@ -188,7 +194,7 @@ class ClaudeCode:
                 "blocks": [],
                 "blockedBy": [],
             }
-        return post("TaskGet", {"taskId": task_id}, {"task": found}, agent)
+        return post("TaskGet", {"taskId": task_id}, {"task": found}, agent, self.claude)
 
 
 def todo_write(todos: list[dict[str, str]], agent: str | None = None) -> dict[str, Any]:
@@ -635,6 +641,230 @@ async def test_parallel_subagents_hooks_interleave_without_mixing(session: PlanS
     new_session(RecordingSend()).restore(session.snapshot())
 
 
+# ---- Claude Code sessions -------------------------------------------------------------------
+
+SECOND = "9c0d1e2f-7a6b-4c5d-8e9f-0a1b2c3d4e5f"
+THIRD = "e3f4a5b6-1c2d-4e3f-9a8b-7c6d5e4f3a2b"
+# Another Claude session's plans: named by the first 8 hex digits of its session id.
+SECOND_LIST = "claude-9c0d1e2f"
+
+
+async def test_a_second_claude_session_numbers_its_own_tasks(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    # A `query()` without `resume` on the same PlanSession: Claude Code numbers from 1 again.
+    hooks = plan_hooks(session)
+    first, second = ClaudeCode(), ClaudeCode(claude=SECOND)
+    await fire(hooks, first.create("First's task"))
+    await fire(hooks, second.create("Second's task"))
+    assert tasks_of(session, "main") == {"1": ("First's task", "pending")}
+    assert tasks_of(session, SECOND_LIST) == {"1": ("Second's task", "pending")}
+    # Task 1 of each session is its own.
+    await fire(hooks, second.update("1", status="completed"))
+    assert tasks_of(session, "main") == {"1": ("First's task", "pending")}
+    assert tasks_of(session, SECOND_LIST) == {"1": ("Second's task", "completed")}
+    await fire(hooks, first.update("1", status="in_progress", subject="Renamed"))
+    assert tasks_of(session, SECOND_LIST) == {"1": ("Second's task", "completed")}
+    # A session's TaskList resyncs its list only, and never takes the other's tasks.
+    await fire(hooks, first.create("First's second"))
+    await fire(hooks, second.list())
+    await fire(hooks, first.list())
+    assert tasks_of(session, "main") == {
+        "1": ("Renamed", "in_progress"),
+        "2": ("First's second", "pending"),
+    }
+    assert tasks_of(session, SECOND_LIST) == {"1": ("Second's task", "completed")}
+    await fire(hooks, second.get("2"))  # no task 2 in the second session: nothing goes
+    assert "2" in tasks_of(session, "main")
+    await fire(hooks, exit_plan_mode("# Second's plan", approved=None) | {"session_id": SECOND})
+    assert f"{SECOND_LIST}-plan" in session.plans
+    assert "plan-mode" not in session.plans
+    shown_to_client(session, send)
+    new_session(RecordingSend()).restore(session.snapshot())
+
+
+async def test_a_second_sessions_list_goes_when_it_empties(session: PlanSession) -> None:
+    hooks = plan_hooks(session)
+    first, second = ClaudeCode(), ClaudeCode(claude=SECOND)
+    await fire(hooks, first.create("First's task"))
+    await fire(hooks, first.update("1", status="deleted"))
+    await fire(hooks, second.create("Second's task"))
+    await fire(hooks, second.update("1", status="deleted"))
+    # The session's own list may be empty; another session's list is removed once empty.
+    assert list(session.plans) == ["main"]
+    await fire(hooks, second.create("Again"))
+    await fire(hooks, second.list() | {"tool_response": {"tasks": []}})
+    assert list(session.plans) == ["main"]
+    # And it stays while it has tasks, after its query ended: a `resume` continues it.
+    await fire(hooks, second.create("Kept"))
+    await fire(hooks, base("Stop", claude=SECOND) | {"stop_hook_active": False})
+    assert tasks_of(session, SECOND_LIST) == {"3": ("Kept", "pending")}
+
+
+async def test_concurrent_queries_each_see_their_own_tasks(session: PlanSession) -> None:
+    # Two queries at once: their hooks interleave over the same PlanSession.
+    hooks = plan_hooks(session)
+    codes = [ClaudeCode(), ClaudeCode(claude=SECOND), ClaudeCode(claude=THIRD)]
+    creates = [code.create(f"{n} step {i}") for i in range(4) for n, code in enumerate(codes)]
+    await asyncio.gather(*(fire(hooks, data) for data in creates))
+    updates = [code.update(str(i), status="completed") for i in (1, 3) for code in codes[1:]]
+    deletes = [codes[0].update("2", status="deleted")]
+    listings = [code.list() for code in codes]
+    await asyncio.gather(*(fire(hooks, data) for data in [*updates, *deletes, *listings]))
+    lists = ["main", SECOND_LIST, "claude-e3f4a5b6"]
+    for code, plan_id in zip(codes, lists, strict=True):
+        assert tasks_of(session, plan_id) == {
+            i: (t.subject, t.status) for i, t in code.tasks.items()
+        }
+    assert set(session.plans) == set(lists)
+    new_session(RecordingSend()).restore(session.snapshot())
+
+
+async def test_each_sessions_subagents_have_plans_of_their_own(
+    session: PlanSession, send: RecordingSend
+) -> None:
+    hooks = plan_hooks(session)
+    first, second = ClaudeCode(), ClaudeCode(claude=SECOND)
+    # The same agent id in both sessions (ids are only unique within one).
+    await fire(hooks, first.create("First's", agent=SUBAGENT))
+    await fire(hooks, second.create("Second's main"))
+    await fire(hooks, second.create("Second's", agent=SUBAGENT))
+    await fire(hooks, second.update("1", status="in_progress"))
+    mine, theirs = f"agent-{SUBAGENT}", f"{SECOND_LIST}-agent-{SUBAGENT}"
+    assert tasks_of(session, mine) == {"1": ("First's", "pending")}
+    assert tasks_of(session, theirs) == {"2": ("Second's", "pending")}
+    assert tasks_of(session, SECOND_LIST) == {"1": ("Second's main", "in_progress")}
+    # The second session's TaskList leaves its subagent's task to the subagent's list.
+    await fire(hooks, second.list())
+    assert list(tasks_of(session, SECOND_LIST)) == ["1"]
+    assert "main" not in session.plans  # the first session's main agent made no list
+    # Its subagent's approved plan, then its stop: only the second session's plans go.
+    approved = exit_plan_mode("# Sub plan") | {"session_id": SECOND, "agent_id": SUBAGENT}
+    await fire(hooks, approved)
+    assert f"{theirs}-plan" in session.plans
+    shown_to_client(session, send)
+    await fire(hooks, stopped(SUBAGENT, claude=SECOND))
+    assert theirs not in session.plans
+    assert f"{theirs}-plan" not in session.plans
+    assert mine in session.plans
+    await fire(hooks, stopped(SUBAGENT))
+    assert set(session.plans) == {SECOND_LIST}
+    # A stop from a session never seen removes nothing.
+    await fire(hooks, stopped(SUBAGENT, claude=THIRD))
+    assert set(session.plans) == {SECOND_LIST}
+    shown_to_client(session, send)
+
+
+async def test_a_new_session_takes_the_place_of_the_least_recently_active(
+    send: RecordingSend, caplog: pytest.LogCaptureFixture
+) -> None:
+    session = new_session(send, limits=Limits(max_plans=4))
+    hooks = plan_hooks(session)
+    first = ClaudeCode()
+    await fire(hooks, first.create("First's"))
+    others = [ClaudeCode(claude=f"session-{n}") for n in range(200)]
+    await fire(hooks, others[0].create("Theirs", agent=SUBAGENT))
+    await fire(hooks, others[0].create("Theirs"))
+    await fire(hooks, others[1].create("Theirs"))
+    assert len(session.plans) == 4
+    await fire(hooks, others[0].list())  # the most recently active now
+    caplog.set_level(logging.INFO, logger="llm_plans")
+    await fire(hooks, others[2].create("Theirs"))
+    # The plans were full: the least recently active session (1) gave up its place.
+    assert "least recently active" in caplog.text
+    lists = [p for p in session.plans if p != "main" and "-agent-" not in p]
+    assert [tasks_of(session, p) for p in lists] == [
+        {"2": ("Theirs", "pending")},
+        {"1": ("Theirs", "pending")},
+    ]
+    assert len(session.plans) == 4
+    # However many sessions come, the first one's list stays and the plans stay bounded.
+    for code in others[3:]:
+        await fire(hooks, code.create("Theirs"))
+        assert len(session.plans) <= 4
+    assert tasks_of(session, "main") == {"1": ("First's", "pending")}
+    # One that comes back starts again: its next TaskList resyncs its whole list in.
+    await fire(hooks, others[0].list())
+    assert tasks_of(session, "main") == {"1": ("First's", "pending")}
+    assert {"1": ("Theirs", "pending"), "2": ("Theirs", "pending")} in [
+        tasks_of(session, p) for p in session.plans
+    ]
+    shown_to_client(session, send)
+
+
+def test_the_sessions_kept_apart_are_bounded() -> None:
+    sessions = Sessions(kept=3)
+    assert sessions.enter("first") == (None, True, [])
+    entered = [sessions.enter(f"other-{n}") for n in range(1000)]
+    assert all(e is not None and e.new for e in entered)
+    assert len(sessions.others) == 3
+    assert sessions.enter("first") == (None, False, [])
+    assert sessions.find("other-999") is not None
+    assert sessions.find("other-0") is None  # forgotten: it would start again
+
+
+@pytest.mark.parametrize("claude", [None, 7, "", ["x"], {"id": "x"}])
+async def test_a_hook_without_a_session_id_mirrors_nothing(
+    session: PlanSession, claude: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    hooks = plan_hooks(session)
+    await fire(hooks, ClaudeCode().create("First's"))
+    caplog.set_level(logging.INFO, logger="llm_plans")
+    for data in (ClaudeCode().create("Whose?"), ClaudeCode().update("1", status="completed")):
+        data["session_id"] = claude
+        if claude is None:
+            del data["session_id"]
+        assert await fire(hooks, data) == [{}]
+    assert tasks_of(session, "main") == {"1": ("First's", "pending")}
+    assert list(session.plans) == ["main"]
+    assert "without a session_id" in caplog.text
+    assert await fire(hooks, stopped(SUBAGENT) | {"session_id": claude}) == [{}]
+
+
+async def test_odd_or_huge_session_ids_stay_apart(session: PlanSession) -> None:
+    hooks = plan_hooks(session)
+    await fire(hooks, ClaudeCode().create("First's"))
+    huge = "s" * 1_000_000
+    odd = [
+        huge,
+        huge + "t",  # the same start
+        "9c0d1e2f-0000-4000-8000-000000000000",  # the same first digits as SECOND
+        SECOND,
+        "a\nb\x00\ud800",
+        "claude-9c0d1e2f",
+    ]
+    for n, claude in enumerate(odd):
+        code = ClaudeCode(claude=claude)
+        await fire(hooks, code.create(f"Task of {n}", agent=SUBAGENT))
+        await fire(hooks, code.create(f"Task of {n}"))
+    lists = [p for p in session.plans if p != "main" and "-agent-" not in p]
+    assert len(lists) == len(odd)
+    assert sorted(subject for p in lists for subject, _ in tasks_of(session, p).values()) == [
+        f"Task of {n}" for n in range(len(odd))
+    ]
+    subagents = [p for p in session.plans if "-agent-" in p]
+    assert sorted(tasks_of(session, p)["1"][0] for p in subagents) == sorted(
+        f"Task of {n}" for n in range(len(odd))
+    )
+    assert all(len(i) <= session.limits.max_id_length for i in session.plans)
+    new_session(RecordingSend()).restore(session.snapshot())
+
+
+@pytest.mark.parametrize("agent", ["x" * 24, "x" * 25, "a4f1c9e2b7d03568a4f1c9e2"])
+async def test_another_sessions_subagent_ids_fit_a_plan_id(
+    session: PlanSession, agent: str
+) -> None:
+    hooks = plan_hooks(session)
+    await fire(hooks, ClaudeCode().create("First's"))
+    approved = exit_plan_mode("# Sub plan") | {"session_id": SECOND, "agent_id": agent}
+    await fire(hooks, approved)
+    [plan_id] = [p for p in session.plans if p != "main"]
+    assert plan_id.startswith(f"{SECOND_LIST}-agent-")
+    assert plan_id.endswith("-plan")
+    assert (agent in plan_id) == (len(agent) <= 24)
+    assert len(plan_id) <= session.limits.max_id_length
+
+
 # ---- every sequence -------------------------------------------------------------------------
 
 AGENTS = [None, "a1", "a2"]
@@ -963,3 +1193,87 @@ async def test_previews_leave_a_subagents_built_in_list_to_the_hooks(send: Recor
         )
     assert len(send.sent) == sent
     await previews.aclose()
+
+
+CLAUDE_SESSIONS = [CLAUDE_SESSION, SECOND, THIRD]
+
+
+class SessionsMachine(RuleBasedStateMachine):
+    """Two or three Claude Code sessions, each with a task list of its own (numbered from 1),
+    their calls interleaved on one session: each session's mirrored list is what its own task
+    list holds."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loop = asyncio.new_event_loop()
+        self.send = RecordingSend()
+        self.session = new_session(self.send)
+        self.hooks = plan_hooks(self.session)
+        self.codes = {claude: ClaudeCode(claude=claude) for claude in CLAUDE_SESSIONS}
+        self.lists: dict[str, str] = {}  # the first session seen keeps the session's list
+
+    def teardown(self) -> None:
+        self.loop.close()
+
+    def run(self, *calls: dict[str, Any]) -> None:
+        for data in calls:
+            claude = data["session_id"]
+            self.lists.setdefault(claude, "main" if not self.lists else f"claude-{claude[:8]}")
+
+        # Calls of different sessions at once, as concurrent queries' hooks come.
+        async def together() -> list[list[Any]]:
+            return await asyncio.gather(*(fire(self.hooks, data) for data in calls))
+
+        outputs = self.loop.run_until_complete(together())
+        assert outputs == [[{}]] * len(calls)
+
+    @rule(
+        claude=st.sampled_from(CLAUDE_SESSIONS),
+        subject=st.sampled_from(["Fix", "Test", "Docs"]),
+    )
+    def create(self, claude: str, subject: str) -> None:
+        self.run(self.codes[claude].create(subject))
+
+    @rule(
+        claude=st.sampled_from(CLAUDE_SESSIONS),
+        number=st.integers(1, 6),
+        status=st.sampled_from(["pending", "in_progress", "completed", "deleted"]),
+        subject=st.none() | st.sampled_from(["Renamed", "Fix"]),
+    )
+    def update(self, claude: str, number: int, status: str, subject: str | None) -> None:
+        changes: dict[str, Any] = {"status": status}
+        if subject is not None:
+            changes["subject"] = subject
+        self.run(self.codes[claude].update(str(number), **changes))
+
+    @rule(claude=st.sampled_from(CLAUDE_SESSIONS))
+    def listing(self, claude: str) -> None:
+        self.run(self.codes[claude].list())
+
+    @rule(claude=st.sampled_from(CLAUDE_SESSIONS), number=st.integers(1, 6))
+    def get(self, claude: str, number: int) -> None:
+        self.run(self.codes[claude].get(str(number)))
+
+    @rule(
+        pair=st.permutations(CLAUDE_SESSIONS).map(lambda order: order[:2]),
+        number=st.integers(1, 6),
+        status=st.sampled_from(["in_progress", "completed", "deleted"]),
+    )
+    def concurrently(self, pair: list[str], number: int, status: str) -> None:
+        # Two sessions act on "their" task of the same number at once.
+        first, second = (self.codes[claude] for claude in pair)
+        self.run(first.create("Both"), second.update(str(number), status=status))
+
+    @invariant()
+    def each_session_sees_its_own_tasks(self) -> None:
+        for claude, plan_id in self.lists.items():
+            expected = {i: (t.subject, t.status) for i, t in self.codes[claude].tasks.items()}
+            assert tasks_of(self.session, plan_id) == expected, claude
+        assert set(self.session.plans) <= set(self.lists.values())
+
+    @invariant()
+    def the_client_shows_the_session(self) -> None:
+        shown_to_client(self.session, self.send)
+
+
+TestSessions = SessionsMachine.TestCase

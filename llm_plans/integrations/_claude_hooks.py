@@ -21,6 +21,7 @@ from .._errors import ConfigurationError
 from .._limits import Limits
 from .._session import PlanSession
 from ._claude_scope import PLAN_MODE_ID, Scope, Task
+from ._claude_sessions import Sessions
 
 __all__ = ["PLAN_MODE_ID", "plan_hooks"]
 
@@ -66,6 +67,15 @@ def plan_hooks(
       is removed (only the session's own list may be an empty plan). A subagent's `TaskList` only
       resyncs the tasks its list holds: Claude Code's task list is shared, the other tasks are
       not its own.
+    - Claude Code sessions are kept apart by their `session_id` (each has a task list of its
+      own, numbered from 1): the first seen writes the plans above; another one (a `query()`
+      without `resume`, a concurrent query) writes its own, `"claude-<key>"` for its list,
+      `"claude-<key>-plan"` and `"claude-<key>-agent-<id>"` (`<key>`: the first 8 hex digits
+      of its session id). Its list stays when its query ends (a `resume` continues it) and
+      is removed once it empties, or, when a new session comes with the session's plans full
+      (`Limits.max_plans`), if it is the least recently active. At most `max_plans` other
+      sessions are kept apart: one forgotten starts a new list if it comes back. A hook input
+      without a `session_id` is not mirrored.
     - In SDK sessions Claude Code offers its `Task*` tools (not `TodoWrite`), and only when
       they are allowed: `allowed_tools=list(BUILTIN_PLAN_TOOLS)`.
 
@@ -118,6 +128,9 @@ class _Mirror:
         # parallel subagents' hooks do not interleave inside a resync.
         self._lock = asyncio.Lock()
         self._seen: dict[str, None] = {}
+        # Another Claude session's plans take room among the session's plans: no more of
+        # them are kept apart than a session holds plans.
+        self._sessions = Sessions(session.limits.max_plans)
         self._refusal = ""  # the last call the session refused, for the log
 
     # ---- hook events --------------------------------------------------------------------
@@ -139,8 +152,10 @@ class _Mirror:
         response = data.get("tool_response")
         args: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
         answer: Mapping[str, Any] = response if isinstance(response, Mapping) else {}
-        scope = Scope(self.session, data.get("agent_id"))
         async with self._lock:
+            scope = await self._scope(data)
+            if scope is None:
+                return
             if name == "TodoWrite":
                 await self._todo_write(scope, args)
             elif name == "TaskCreate":
@@ -167,17 +182,55 @@ class _Mirror:
         agent_id = data.get("agent_id")
         if self.keep_subagent_plans or not isinstance(agent_id, str) or not agent_id:
             return
-        scope = Scope(self.session, agent_id)
+        found = self._sessions.find(data.get("session_id"))
+        if found is None:
+            return  # no session seen has plans of this subagent
+        scope = Scope(self.session, agent_id, *found)
         async with self._lock:
             for plan_id in (scope.list_id, scope.plan_id):
                 if plan_id in self.session.plans:
                     await self._call(scope, "remove_plan", {"id": plan_id}, ours=True)
 
+    async def _scope(self, data: Mapping[str, Any]) -> Scope | None:
+        """Where the calls of the Claude session and agent `data` comes from go, once the
+        plans of sessions that give up their place to a new one are removed."""
+        entered = self._sessions.enter(data.get("session_id"))
+        if entered is None:
+            # Which session's tasks its numbers are is unknown: never guessed.
+            _logger.info("plan_hooks: a hook input without a session_id; nothing mirrored")
+            return None
+        for key in entered.forgotten:
+            await self._drop_session(key, "more Claude sessions came than a session keeps apart")
+        if entered.new and entered.key is not None:
+            # A new session's list needs a place: the least recently active sessions' plans
+            # give theirs up while the session's plans are full.
+            for key in self._sessions.least_recent():
+                if len(self.session.plans) < self.session.limits.max_plans:
+                    break
+                if key != entered.key:
+                    await self._drop_session(key, "another Claude session came, plans full")
+        return Scope(self.session, data.get("agent_id"), entered.key)
+
+    async def _drop_session(self, key: str, why: str) -> None:
+        """Remove the plans of the other Claude session named `key`."""
+        own = Scope(self.session, None, key)
+        gone = [
+            i for i in self.session.plans if i == own.list_id or i.startswith(own.list_id + "-")
+        ]
+        if gone:
+            _logger.info(
+                "plan_hooks: %s; the least recently active one's plans (%s) are removed",
+                why,
+                ", ".join(gone),
+            )
+        for plan_id in gone:
+            await self._call(own, "remove_plan", {"id": plan_id}, ours=True)
+
     # ---- the tools ----------------------------------------------------------------------
 
     async def _todo_write(self, scope: Scope, args: Mapping[str, Any]) -> None:
         todos = args.get("todos")
-        if scope.agent is not None and isinstance(todos, list) and not todos:
+        if scope.removable and isinstance(todos, list) and not todos:
             await self._drop_list(scope)
             return
         await self._call(scope, "TodoWrite", {"todos": todos})
@@ -221,7 +274,7 @@ class _Mirror:
                 scope.list_id,
             )
             return
-        if args.get("status") == "deleted" and scope.agent is not None and len(tasks) == 1:
+        if args.get("status") == "deleted" and scope.removable and len(tasks) == 1:
             await self._drop_list(scope)
             return
         update = {
@@ -363,7 +416,7 @@ class _Mirror:
     async def _delete(
         self, scope: Scope, task_id: str, held: Mapping[str, Task], *, quiet: bool = False
     ) -> bool:
-        if scope.agent is not None and len(held) == 1:
+        if scope.removable and len(held) == 1:
             await self._drop_list(scope)
             return True
         deleted = {"taskId": task_id, "status": "deleted"}
@@ -373,7 +426,7 @@ class _Mirror:
 
     async def _drop_list(self, scope: Scope) -> None:
         # Only the session's own list may be an empty plan (a snapshot restores it as such):
-        # a subagent's list that empties is removed.
+        # a subagent's or another Claude session's list that empties is removed.
         if scope.list_id in self.session.plans:
             await self._call(scope, "remove_plan", {"id": scope.list_id}, ours=True)
 
@@ -388,7 +441,7 @@ class _Mirror:
     ) -> bool:
         """Run one call through the session; a refusal is logged (by the caller when
         `quiet`: a resync says once how many it could not follow)."""
-        list_id = None if ours else scope.agent_list
+        list_id = None if ours else scope.own_list
         if not ours:
             arguments, cut = _fitted(arguments, self.session.limits)
             if cut:

@@ -1277,3 +1277,69 @@ class SessionsMachine(RuleBasedStateMachine):
 
 
 TestSessions = SessionsMachine.TestCase
+
+
+class TwoQueriesScript(ScriptedAPI):
+    """Each query creates a task named after its prompt, then completes its task 1."""
+
+    def __init__(self) -> None:
+        super().__init__("TaskCreate", [])
+
+    def answer(self, body: dict[str, Any]) -> bytes:
+        if "TaskCreate" not in [t.get("name") for t in body.get("tools", [])]:
+            return text_stream("ok")
+        prompt = json.dumps(body["messages"][0])
+        who = "first" if "first query" in prompt else "second"
+        self.steps = [
+            [(f"toolu_{who}_c", "TaskCreate", json.dumps({"subject": f"{who} task"}))],
+            [(f"toolu_{who}_u", "TaskUpdate", json.dumps({"taskId": "1", "status": "completed"}))],
+            "Done.",
+        ]
+        return super().answer(body)
+
+
+async def test_the_bundled_claude_code_with_two_concurrent_queries(tmp_path: Path) -> None:
+    """Two `query()`s at once on one PlanSession: two Claude Code sessions, each numbering
+    its tasks from 1; each list shows its own task, completed by its own update."""
+    from claude_agent_sdk import ClaudeAgentOptions, ResultMessage, query
+
+    from llm_plans.integrations.claude_agent_sdk import BUILTIN_PLAN_TOOLS
+
+    send = RecordingSend()
+    session = new_session(send)
+    hooks = plan_hooks(session)
+    api = TwoQueriesScript()
+    with serving(api) as base_url:
+        env = {
+            "ANTHROPIC_BASE_URL": base_url,
+            "ANTHROPIC_API_KEY": "test-key",
+            "HOME": str(tmp_path),
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "ENABLE_TOOL_SEARCH": "false",
+        }
+
+        async def run(text: str) -> str:
+            options = ClaudeAgentOptions(
+                cwd=str(tmp_path),
+                env=env,
+                hooks=hooks,
+                allowed_tools=list(BUILTIN_PLAN_TOOLS),
+            )
+            claude = ""
+            async for message in query(prompt=text, options=options):
+                if isinstance(message, ResultMessage):
+                    claude = message.session_id
+            return claude
+
+        claudes = await asyncio.gather(run("the first query"), run("the second query"))
+    assert len(set(claudes)) == 2
+    lists = {plan_id: tasks_of(session, plan_id) for plan_id in session.plans}
+    assert sorted(lists.values(), key=str) == [
+        {"1": ("first task", "completed")},
+        {"1": ("second task", "completed")},
+    ]
+    # The first session seen has the session's own list; the other one its own by its id.
+    other = next(c for c in claudes if f"claude-{c[:8]}" in lists)
+    assert set(lists) == {"main", f"claude-{other[:8]}"}
+    shown_to_client(session, send)

@@ -35,6 +35,8 @@ from llm_plans.testing import RecordingSend
 DIALECTS = ["llm_plans", "claude_tasks", "claude_todos"]
 SUBAGENT = "a4f1c9e2b7d03568"
 CLAUDE_SESSION = "5b1e8a0c-3f6d-4e2a-9c7b-1d2e3f4a5b6c"
+SECOND = "9c0d1e2f-7a6b-4c5d-8e9f-0a1b2c3d4e5f"  # other Claude Code sessions
+THIRD = "e3f4a5b6-1c2d-4e3f-9a8b-7c6d5e4f3a2b"
 _ids = itertools.count(1)
 
 
@@ -474,9 +476,10 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(), _nest
     ),
     response=JSON,
     agent=st.sampled_from([None, SUBAGENT, "", "x" * 300, "a\nb"]),
+    claude=st.one_of(st.sampled_from([CLAUDE_SESSION, SECOND, "", "s" * 100_000]), JSON),
 )
 async def test_hostile_hook_input_never_raises_and_keeps_the_session_sound(
-    tool: str, given_: Any, response: Any, agent: str | None
+    tool: str, given_: Any, response: Any, agent: str | None, claude: Any
 ) -> None:
     send = RecordingSend()
     session = new_session(send)
@@ -485,6 +488,7 @@ async def test_hostile_hook_input_never_raises_and_keeps_the_session_sound(
     data = post(tool, given_, response)
     if agent is not None:
         data["agent_id"] = agent
+    data["session_id"] = claude
     assert await fire(hooks, data) == [{}]
     new_session(RecordingSend()).restore(session.snapshot())
     shown_to_client(session, send)
@@ -643,8 +647,6 @@ async def test_parallel_subagents_hooks_interleave_without_mixing(session: PlanS
 
 # ---- Claude Code sessions -------------------------------------------------------------------
 
-SECOND = "9c0d1e2f-7a6b-4c5d-8e9f-0a1b2c3d4e5f"
-THIRD = "e3f4a5b6-1c2d-4e3f-9a8b-7c6d5e4f3a2b"
 # Another Claude session's plans: named by the first 8 hex digits of its session id.
 SECOND_LIST = "claude-9c0d1e2f"
 

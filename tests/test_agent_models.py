@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from typing import Any
 
@@ -11,6 +12,8 @@ import openai
 import pytest
 from coding_agent_lib.models import Anthropic, Backend, OpenAIChat, OpenAIResponses
 from coding_agent_lib.retries import endpoint, is_transient, retry_after, with_retries
+from hypothesis import given
+from hypothesis import strategies as st
 from tenacity import wait_none
 from test_providers_openai import CREATE, STEPS
 from wire import (
@@ -20,10 +23,11 @@ from wire import (
     message_stream,
     openai_client,
     responses_stream,
+    sse,
 )
 
 from llm_plans import PlanSession
-from llm_plans.testing import Broken, RecordingSend, client_view
+from llm_plans.testing import Broken, RecordingSend, chat_chunk, client_view
 
 READ = ("call_r", "read_file", '{"path": "calc.py"}')
 
@@ -296,3 +300,122 @@ async def test_a_cancelled_reply_takes_back_its_half_written_plan(kind: str) -> 
     assert client_view(send.updates) == {}
     assert dict(plans.plans) == {}
     await _reuse_the_id(backend, plans, send)
+
+
+# ---- the calls of a reply are the ones the library told apart ---------------------------------
+
+
+async def _round_trip(http: Recorder) -> tuple[Any, dict[str, Any]]:
+    """A reply, results for its calls as the agent loop makes them, and the next request."""
+    backend = OpenAIChat(openai_client(http), "gemini-2.5-flash", "system")
+    plans = PlanSession(RecordingSend(), session_id="s", client_capabilities={"plan": {}})
+    backend.add_user("Fix calc.mean")
+    reply = await backend.reply(plans, on_text=_ignore)
+    done = dict(reply.plan_results)
+    for use in reply.uses:
+        done.setdefault(use.id, backend.result(use, f"ran {use.id}", True))
+    backend.add_results([done[u.id] for u in reply.uses])
+    await backend.reply(plans, on_text=_ignore)
+    return reply, http.requests[1]
+
+
+def _sent_back(request: dict[str, Any]) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """The calls of the assistant message sent back, and the ids its tool results answer."""
+    [assistant] = [m for m in request["messages"] if m["role"] == "assistant"]
+    calls = [
+        (c["id"], c["function"]["name"], c["function"]["arguments"])
+        for c in assistant.get("tool_calls", [])
+    ]
+    return calls, [m["tool_call_id"] for m in request["messages"] if m["role"] == "tool"]
+
+
+async def test_parallel_calls_at_index_0_with_distinct_ids_stay_apart() -> None:
+    # Gemini's and Ollama's compatible endpoints: every parallel call at index 0, each whole
+    # in one delta with its own id.
+    calls = [("call_p", "create_plan", CREATE), READ]
+    chunks = [chat_chunk({"role": "assistant", "content": None})]
+    for cid, name, args in calls:
+        call = {"index": 0, "id": cid, "type": "function"}
+        call["function"] = {"name": name, "arguments": args}
+        chunks.append(chat_chunk({"tool_calls": [call]}))
+    chunks.append(chat_chunk({}, "tool_calls"))
+    http = Recorder(sse(chunks), chat_stream([], finish="stop"))
+    reply, request = await _round_trip(http)
+    sent, answered = _sent_back(request)
+    assert sent == calls
+    assert answered == ["call_p", "call_r"]
+    assert reply.plan_results["call_p"]["content"].startswith("Created plan")
+
+
+def _call_deltas(number: int, call: tuple[str, str, str], style: str, cuts: list[int]) -> list:
+    """One call's tool call deltas: `openai` gives the id and its own index on the first delta
+    only; `zero` puts every call at index 0 and repeats the id (Ollama, Gemini); `zero_first`
+    puts it at index 0 with the id on the first delta only."""
+    cid, name, args = call
+    bounds = sorted({0, len(args), *(c % (len(args) + 1) for c in cuts)})
+    parts = [args[a:b] for a, b in itertools.pairwise(bounds)]
+    index = number + 1 if style == "openai" else 0
+    out = []
+    for n, part in enumerate(parts):
+        delta: dict[str, Any] = {"index": index, "function": {"arguments": part}}
+        if n == 0:
+            delta.update(id=cid, type="function")
+            delta["function"]["name"] = name
+        elif style == "zero":
+            delta["id"] = cid
+        out.append(delta)
+    return out
+
+
+TOOLS = [
+    ("create_plan", CREATE),
+    ("read_file", '{"path": "calc.py"}'),
+    ("search", '{"pattern": "def mean", "path": "."}'),
+    ("update_plan", '{"plan_id": "plan-1", "status": "completed", "entry": 1}'),
+]
+
+
+@given(
+    drawn=st.lists(
+        st.tuples(
+            st.sampled_from(TOOLS),
+            st.sampled_from(["openai", "zero", "zero_first"]),
+            st.lists(st.integers(0, 200), max_size=6),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    order=st.randoms(use_true_random=False),
+    per_chunk=st.integers(1, 3),
+)
+async def test_any_fragmentation_and_interleaving_keeps_each_call_whole(
+    drawn: list[tuple[tuple[str, str], str, list[int]]], order: Any, per_chunk: int
+) -> None:
+    calls = [(f"call_{n}", name, args) for n, ((name, args), _, _) in enumerate(drawn)]
+    # Calls keyed by their own index may interleave; those at index 0 come one after another,
+    # as no server interleaves calls it cannot tell apart but by id.
+    queues = [
+        _call_deltas(n, call, style, cuts)
+        for n, (call, (_, style, cuts)) in enumerate(zip(calls, drawn, strict=True))
+    ]
+    deltas: list[dict[str, Any]] = []
+    started: set[int] = set()
+    while any(queues):
+        open_zero = [n for n in started if queues[n] and drawn[n][1] != "openai"]
+        ready = open_zero or [n for n, q in enumerate(queues) if q]
+        # Calls begin in order, so the order sent back is the order they were drawn.
+        ready = [n for n in ready if n in started or n == len(started)]
+        n = order.choice(ready)
+        started.add(n)
+        deltas.append(queues[n].pop(0))
+    chunks = [chat_chunk({"role": "assistant", "content": None})]
+    for at in range(0, len(deltas), per_chunk):
+        chunks.append(chat_chunk({"tool_calls": deltas[at : at + per_chunk]}))
+    chunks.append(chat_chunk({}, "tool_calls"))
+    http = Recorder(sse(chunks), chat_stream([], finish="stop"))
+    reply, request = await _round_trip(http)
+    sent, answered = _sent_back(request)
+    assert sent == calls
+    assert answered == [c[0] for c in calls]
+    plan_calls = [cid for cid, name, _ in calls if name.endswith("_plan")]
+    assert sorted(reply.plan_results) == sorted(plan_calls)

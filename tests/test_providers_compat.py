@@ -408,3 +408,38 @@ async def test_a_configured_prefix_streamed_and_not() -> None:
     assert [r["tool_call_id"] for r in plans.results] == ["c2"]
     assert list(session.plans) == ["plan-1", "notes"]
     assert_client_sees_session(send, session)
+
+
+# ---- the calls told apart, for the history ----------------------------------------------------
+
+
+async def test_tool_calls_are_the_calls_as_told_apart() -> None:
+    # Ollama's shape: parallel calls at index 0 with distinct ids, one with object arguments,
+    # then a repeated name with no arguments that is no call (Gemini's "" ids).
+    read = {"path": "a.py"}
+
+    def whole(call_id: str, name: str, arguments: Any) -> dict[str, Any]:
+        call = {"index": 0, "id": call_id, "function": {"name": name, "arguments": arguments}}
+        return chat_chunk({"tool_calls": [call]})
+
+    chunks = [
+        whole("call_p", "create_plan", CREATE),
+        whole("call_r", "read_file", read),
+        chat_chunk({"tool_calls": [{"index": 0, "function": {"name": "read_file"}}]}),
+        chat_chunk({}, "tool_calls"),
+    ]
+    session, _ = new_session()
+    plans = await chat_stream(session, chunks)
+    assert [(c["id"], c["type"], c["function"]) for c in plans.tool_calls()] == [
+        ("call_p", "function", {"name": "create_plan", "arguments": CREATE}),
+        ("call_r", "function", {"name": "read_file", "arguments": json.dumps(read)}),
+    ]
+    assert plans.tool_calls(choice=1) == []
+
+
+async def test_tool_calls_of_one_choice() -> None:
+    session, _ = new_session()
+    plans = await chat_stream(session, two_choices())
+    assert [c["id"] for c in plans.tool_calls()] == ["call_a", "call_b"]
+    [call] = plans.tool_calls(choice=1)
+    assert call["function"] == {"name": "create_plan", "arguments": NOTE}

@@ -80,7 +80,6 @@ class OpenAIChat(Backend):
             on_retry=on_text,
         )
         text: list[str] = []
-        calls: dict[int, dict[str, str]] = {}
         async with stream, OpenAIChatStream(plans) as adapter:
             async for chunk in stream:
                 await adapter.on_event(chunk)
@@ -88,26 +87,15 @@ class OpenAIChat(Backend):
                     if choice.delta.content:
                         text.append(choice.delta.content)
                         await on_text(choice.delta.content)
-                    for delta in choice.delta.tool_calls or []:
-                        slot = calls.setdefault(
-                            delta.index, {"id": "", "name": "", "arguments": ""}
-                        )
-                        slot["id"] = delta.id or slot["id"]
-                        if delta.function is not None:
-                            slot["name"] = delta.function.name or slot["name"]
-                            slot["arguments"] += delta.function.arguments or ""
             results = await adapter.finish()
-        uses = [ToolUse(**calls[i]) for i in sorted(calls)]
+        # The adapter's record of the calls, not one of our own: servers key streamed calls
+        # differently (Gemini and Ollama send parallel calls all at index 0), and a record
+        # keyed another way would merge or split the calls the session applied.
+        calls = adapter.tool_calls()
+        uses = [ToolUse(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in calls]
         message: dict[str, Any] = {"role": "assistant", "content": "".join(text) or None}
-        if uses:
-            message["tool_calls"] = [
-                {
-                    "id": u.id,
-                    "type": "function",
-                    "function": {"name": u.name, "arguments": u.arguments},
-                }
-                for u in uses
-            ]
+        if calls:
+            message["tool_calls"] = calls
         self.messages.append(message)
         return Reply(uses, {r["tool_call_id"]: r for r in results})
 

@@ -10,6 +10,7 @@ the choice's latest call.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +72,26 @@ class OpenAIChatStream(StreamAdapter):
     def results_for(self, choice: int) -> list[dict[str, Any]]:
         """The native results of one choice's plan calls, in stream order."""
         return [c.result for c in self._calls if c.group == choice and c.result is not None]
+
+    def tool_calls(self, choice: int | None = None) -> list[dict[str, Any]]:
+        """Every tool call of the response so far, plan calls and others, as this adapter told
+        them apart, in the order they began: the `tool_calls` of the assistant message to send
+        back. `choice` keeps one choice's calls.
+
+        Build the history from these rather than keying deltas anew: servers key streamed
+        calls differently (see the module docstring), and a record keyed another way merges or
+        splits calls the session applied on their own.
+        """
+        return [
+            {
+                "id": call.provider_id or "",
+                "type": "function",
+                "function": {"name": call.name, "arguments": _arguments_text(call)},
+            }
+            for call in self._calls
+            # A tentative call never got arguments: a repeated name, not a call.
+            if (choice is None or call.group == choice) and not call.tentative
+        ]
 
     def _shape(self, call: StreamedCall, content: str, ok: bool) -> dict[str, Any]:
         return result(ProviderCall(call.provider_id, call.name, None, result), content, ok)
@@ -187,6 +208,16 @@ class OpenAIChatStream(StreamAdapter):
             await self._name(call, name)
         if arguments or isinstance(arguments, Mapping):  # `{}` too: complete arguments
             await self._feed(call, arguments)
+
+
+def _arguments_text(call: StreamedCall) -> str:
+    """A call's arguments as JSON text: complete ones the server sent as an object, else the
+    text streamed."""
+    if isinstance(call.final, Mapping):
+        return json.dumps(dict(call.final))
+    if isinstance(call.final, str):
+        return call.final
+    return "".join(call.parts)
 
 
 class OpenAIResponsesStream(StreamAdapter):

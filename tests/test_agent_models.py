@@ -27,7 +27,14 @@ from wire import (
 )
 
 from llm_plans import PlanSession
-from llm_plans.testing import Broken, RecordingSend, chat_chunk, client_view
+from llm_plans.testing import (
+    Broken,
+    RecordingSend,
+    anthropic_events,
+    chat_chunk,
+    client_view,
+    responses_events,
+)
 
 READ = ("call_r", "read_file", '{"path": "calc.py"}')
 
@@ -419,3 +426,48 @@ async def test_any_fragmentation_and_interleaving_keeps_each_call_whole(
     assert answered == [c[0] for c in calls]
     plan_calls = [cid for cid, name, _ in calls if name.endswith("_plan")]
     assert sorted(reply.plan_results) == sorted(plan_calls)
+
+
+async def test_responses_calls_only_in_the_completed_output_are_sent_back() -> None:
+    # Servers that skip `output_item.done`: the adapter finishes the calls from
+    # `response.completed`, so the history and the results come from there too.
+    calls = [("call_p", "create_plan", CREATE), READ]
+    events = [e for e in responses_events(calls) if e["type"] != "response.output_item.done"]
+    http = Recorder(sse(events), responses_stream([]))
+    backend = OpenAIResponses(openai_client(http), "gpt-4.1", "system")
+    plans = PlanSession(RecordingSend(), session_id="s", client_capabilities={"plan": {}})
+    backend.add_user("Fix calc.mean")
+    reply = await backend.reply(plans, on_text=_ignore)
+    assert [(u.id, u.name, u.arguments) for u in reply.uses] == calls
+    results = [reply.plan_results["call_p"], backend.result(reply.uses[1], "x = 1", True)]
+    backend.add_results(results)
+    await backend.reply(plans, on_text=_ignore)
+    items = http.requests[1]["input"]
+    assert [i["call_id"] for i in items if i.get("type") == "function_call"] == ["call_p", "call_r"]
+    answered = [i["call_id"] for i in items if i.get("type") == "function_call_output"]
+    assert answered == ["call_p", "call_r"]
+
+
+async def test_anthropic_input_given_whole_at_the_block_start_is_the_input() -> None:
+    # Gateways may send a tool use's whole input in `content_block_start`, with no deltas:
+    # the adapter applies that input, so the agent runs and sends back the same.
+    calls = [("call_p", "create_plan", json.loads(CREATE)), ("call_r", "read_file", {"path": "a"})]
+    events = [
+        e
+        for e in anthropic_events([(c, n, "") for c, n, _ in calls])
+        if e["type"] != "content_block_delta"
+    ]
+    for event in events:
+        if event["type"] == "content_block_start":
+            event["content_block"]["input"] = calls[event["index"]][2]
+    http = Recorder(sse(events), message_stream([], stop="end_turn"))
+    backend = Anthropic(anthropic_client(http), "claude-sonnet-5", "system")
+    plans = PlanSession(RecordingSend(), session_id="s", client_capabilities={"plan": {}})
+    backend.add_user("Fix calc.mean")
+    reply = await backend.reply(plans, on_text=_ignore)
+    assert [(u.id, u.name, json.loads(u.arguments)) for u in reply.uses] == calls
+    assert reply.plan_results["call_p"]["content"].startswith("Created plan")
+    backend.add_results([reply.plan_results["call_p"], backend.result(reply.uses[1], "x", True)])
+    await backend.reply(plans, on_text=_ignore)
+    sent = http.requests[1]["messages"][1]["content"]
+    assert [(b["id"], b["name"], b["input"]) for b in sent] == calls

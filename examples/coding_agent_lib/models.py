@@ -135,6 +135,10 @@ class OpenAIResponses(Backend):
                     await on_text(event.delta)
                 elif event.type == "response.output_item.done":
                     output.append(event.item)
+                elif event.type == "response.completed" and event.response.output:
+                    # The whole output, as the adapter finishes its calls from it: servers
+                    # that skip `output_item.done` have their calls there only.
+                    output = list(event.response.output)
             results = await adapter.finish()
         self.items += [item.model_dump(exclude_none=True) for item in output]
         uses = [
@@ -195,9 +199,12 @@ class Anthropic(Backend):
             block = blocks[index]
             partial = block.pop("partial")
             if block["type"] == "tool_use":
-                uses.append(ToolUse(block["id"], block["name"], partial or "{}"))
+                # As the adapter reads it: streamed text, when some came, is the input, else
+                # the input given whole at the block's start (as gateways send it).
+                given = block.get("input") or {}
+                uses.append(ToolUse(block["id"], block["name"], partial or json.dumps(given)))
                 try:
-                    block["input"] = json.loads(partial or "{}")
+                    block["input"] = json.loads(partial) if partial else given
                 except json.JSONDecodeError:
                     block["input"] = {}  # cut off by max_tokens: its result says so
             if block["type"] in ("text", "tool_use"):

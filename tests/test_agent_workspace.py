@@ -7,13 +7,16 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import signal
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from acp.schema import AllowedOutcome, RequestPermissionResponse
-from coding_agent_lib import commands
-from coding_agent_lib.search import BadPattern, compile_pattern, scan
+from coding_agent_lib import commands, matching, search
+from coding_agent_lib import workspace as workspace_module
+from coding_agent_lib.matching import BadPattern, compile_pattern, scan
 from coding_agent_lib.workspace import Workspace
 from hypothesis import given
 from hypothesis import strategies as st
@@ -145,6 +148,10 @@ async def test_an_unsupported_pattern_gets_an_answer_the_model_can_act_on(
     assert text.endswith("Fix the pattern and search again.")
 
 
+def _pattern(pattern: str) -> str:
+    return '{"pattern": ' + _json(pattern) + "}"
+
+
 def _json(text: str) -> str:
     import json
 
@@ -178,23 +185,115 @@ def test_a_literal_pattern_finds_the_lines_containing_it(lines: list[str], needl
 
 def _scan(files: dict[str, str], pattern: str) -> str:
     import tempfile
-    import threading
 
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         for name, text in files.items():
             (root / name).write_text(text)
-        return scan(compile_pattern(pattern), list(files), lambda p: root / p, threading.Event())
+        found = scan(compile_pattern(pattern), [(name, str(root / name)) for name in files])
+        return "\n".join(found) or "(no matches)"
 
 
-def test_a_stopped_scan_reads_no_further(tmp_path: Path) -> None:
-    import threading
+# Thirty-two of these in a row (513 characters, within RE2's program limit) cost RE2 about
+# 1 ms per byte of a long line of words that does not end in "!": this line's scan would take
+# minutes (14 KB alone took 6 s here).
+SLOW = r"(?:\w+\s*){1000}" * 32 + "!"
+SLOW_LINE = "ab " * 40_000 + "\n"
 
-    (tmp_path / "f.txt").write_text("match\n" * 10)
-    stop = threading.Event()
-    stop.set()
-    found = scan(compile_pattern("match"), ["f.txt"], lambda p: tmp_path / p, stop)
-    assert found == "(no matches)"
+
+async def test_a_search_ends_in_time_whatever_the_pattern(tmp_path: Path) -> None:
+    root, _ = project(tmp_path)
+    (root / "slow.txt").write_text(SLOW_LINE)
+    began = time.monotonic()
+    text, ok = await workspace(root, Conn()).run("search", _pattern(SLOW))
+    took = time.monotonic() - began
+    assert ok
+    assert took < search.MAX_SEARCH_SECONDS  # the contract: an answer within the limit
+    assert text.endswith(
+        "(The search was cut short: it ran out of its 10 s. The results are incomplete: "
+        "narrow the pattern or the path and search again.)"
+    )
+
+
+async def test_a_search_cut_short_keeps_what_it_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, _ = project(tmp_path)
+    (root / "a.txt").write_text("abc !\n")  # searched first: files go in name order
+    (root / "slow.txt").write_text(SLOW_LINE)
+    monkeypatch.setattr(search, "MAX_SEARCH_SECONDS", 2.0)
+    text, ok = await workspace(root, Conn()).run("search", _pattern("c !|" + SLOW))
+    assert ok
+    assert text.splitlines()[0] == "a.txt:1: abc !"
+    assert "cut short: it ran out of its 2 s" in text
+
+
+async def test_a_cancelled_search_s_worker_is_gone_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, _ = project(tmp_path)
+    (root / "slow.txt").write_text(SLOW_LINE)
+    workers: list[asyncio.subprocess.Process] = []
+    start = asyncio.create_subprocess_exec
+
+    async def recorded(*args: Any, **kw: Any) -> asyncio.subprocess.Process:
+        workers.append(await start(*args, **kw))
+        return workers[-1]
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", recorded)
+    task = asyncio.create_task(workspace(root, Conn()).run("search", _pattern(SLOW)))
+    for _ in range(500):  # the worker starts in about 60 ms
+        if workers:
+            break
+        await asyncio.sleep(0.01)
+    assert workers, "the search started no worker process"
+    await asyncio.sleep(0.5)  # well into the long line
+    assert workers[0].returncode is None
+    began = time.monotonic()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert time.monotonic() - began < search.STOP_SECONDS
+    assert workers[0].returncode == -signal.SIGKILL
+    with pytest.raises(ProcessLookupError):  # reaped, not left a zombie
+        os.kill(workers[0].pid, 0)
+
+
+async def test_a_search_stopped_at_its_hit_limit_says_so(tmp_path: Path) -> None:
+    root, _ = project(tmp_path)
+    (root / "many.txt").write_text("hit\n" * (search.MAX_HITS + 1))
+    text, ok = await workspace(root, Conn()).run("search", '{"pattern": "^hit$"}')
+    assert ok
+    lines = text.splitlines()
+    assert lines[: search.MAX_HITS] == [f"many.txt:{n}: hit" for n in range(1, 201)]
+    assert lines[search.MAX_HITS :] == [
+        "(The search was cut short: it stopped at 200 matches. The results are incomplete: "
+        "narrow the pattern or the path and search again.)"
+    ]
+    (root / "many.txt").write_text("hit\n" * search.MAX_HITS)  # exactly the limit: all found
+    text, ok = await workspace(root, Conn()).run("search", '{"pattern": "^hit$"}')
+    assert "cut short" not in text
+    assert len(text.splitlines()) == search.MAX_HITS
+
+
+async def test_a_search_of_too_many_files_says_which_it_searched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, _ = project(tmp_path)
+    (root / "more.py").write_text("x = 2\n")
+    monkeypatch.setattr(workspace_module, "MAX_SEARCHED", 1)
+    text, ok = await workspace(root, Conn()).run("search", '{"pattern": "x = "}')
+    assert ok
+    assert text.splitlines() == [
+        "code.py:1: x = 1",
+        "(The search was cut short: only the first 1 files were searched. The results are "
+        "incomplete: narrow the pattern or the path and search again.)",
+    ]
+
+
+def test_an_orphaned_worker_s_own_limit_comes_after_the_search_s() -> None:
+    # A backstop for an agent that died without killing its worker, never the usual end.
+    assert matching.MAX_WORKER_CPU_SECONDS > search.MAX_SEARCH_SECONDS
 
 
 # ---- commands -------------------------------------------------------------------------------

@@ -248,20 +248,37 @@ def test_the_limits_table_states_every_limit_and_its_default() -> None:
 
 def test_the_agent_limits_table_states_the_agents_constants() -> None:
     from coding_agent import MAX_NAMED_SKIPPED
-    from coding_agent_lib import commands, search, workspace
+    from coding_agent_lib import commands, matching, workspace
 
     rows = table_rows("limits-and-guarantees.md", "## The example agent's limits\n")
     assert number(rows["`run_command` time"]) == commands.COMMAND_TIMEOUT
     assert number(rows["SIGTERM to SIGKILL grace"]) == commands.KILL_GRACE
     assert number(rows["`search`: files searched"]) == workspace.MAX_SEARCHED
-    assert number(rows["`search`: file size"]) == search.MAX_FILE_BYTES
-    assert number(rows["`search`: hits"]) == search.MAX_HITS
-    assert f"cut to {search.MAX_LINE_CHARS} characters" in rows["`search`: hits"]
-    assert number(rows["`search`: pattern program"]) << 20 == search.MAX_PROGRAM_BYTES
+    assert number(rows["`search`: file size"]) == matching.MAX_FILE_BYTES
+    assert number(rows["`search`: hits"]) == matching.MAX_HITS
+    assert f"cut to {matching.MAX_LINE_CHARS} characters" in rows["`search`: hits"]
+    assert number(rows["`search`: pattern program"]) << 20 == matching.MAX_PROGRAM_BYTES
     assert number(rows["tool paths"]) == workspace.MAX_PATH_CHARS
     assert number(rows["tool output"]) == workspace.MAX_OUTPUT_CHARS
     assert number(rows["command output held"]) << 20 == commands.MAX_KEPT_BYTES
     assert number(rows["`session/load` notice"]) == MAX_NAMED_SKIPPED
+
+
+def test_the_agent_search_section_states_the_search_s_constants() -> None:
+    from coding_agent_lib import matching, search, workspace
+
+    text = (DOCS / "limits-and-guarantees.md").read_text()
+    section = text[text.index("## The example agent's search\n") :].split("\n## ")[0]
+    section = " ".join(section.split())
+    assert f"within **{search.MAX_SEARCH_SECONDS:g} s**" in section
+    assert f"within **{search.STOP_SECONDS:g} s**" in section
+    assert f"{search.STOP_SECONDS:g} s of the {search.MAX_SEARCH_SECONDS:g} is kept" in section
+    assert f"stopped at {matching.MAX_HITS} matches" in section
+    assert f"searched only the first {workspace.MAX_SEARCHED:,} files" in section
+    assert f"CPU limit ({matching.MAX_WORKER_CPU_SECONDS} s" in section
+    agent = " ".join((DOCS / "example-agent.md").read_text().split())
+    assert f"longer than {search.MAX_SEARCH_SECONDS:g} s" in agent
+    assert f"gone within {search.STOP_SECONDS:g} s" in agent
 
 
 def test_the_rejection_bounds_are_the_ones_the_code_keeps() -> None:

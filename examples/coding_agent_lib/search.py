@@ -1,83 +1,139 @@
-"""`search`'s matching: the model's pattern on RE2, over the project's files, in bounded time.
+"""`search`: the model's pattern over the project's files, answered in bounded time.
 
-Python's `re` backtracks: a pattern such as `(a+)+$` takes exponential time on a line of a's
-ending in b, and nothing can interrupt it. RE2 matches in time linear in the text for every
-pattern it accepts (no backreferences, no lookaround: exactly the features that need
-backtracking), so a scan costs at most about its bytes times the pattern's size. The scan runs
-in a worker thread that checks a stop flag between lines, so a cancelled turn ends it too.
+RE2's time is linear in the text, but its constant grows with the pattern: thirty-two
+`(?:\\w+\\s*){1000}` in a row (513 characters, within the program limit) cost about 1 ms a
+byte of a long line. A running match cannot be interrupted from Python and a thread cannot be
+killed, so the files are read and matched in a worker process (`matching`), killed when the
+search runs out of time or its turn is cancelled. The worker sends each hit as it finds it: a
+search cut short keeps them, and its result says it was cut short and what to do.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
+import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-import re2
+from .matching import MAX_HITS, BadPattern, compile_pattern
 
-# Bigger files are data or logs, not code to search; reading them would only cost time.
-MAX_FILE_BYTES = 1_000_000
-MAX_HITS = 200
-# A hit shows its line; a minified file's line is not worth a whole result.
-MAX_LINE_CHARS = 300
-# RE2 compiles into a program within this memory or refuses the pattern ("pattern too large"),
-# which bounds the cost of matching by the pattern's size as well.
-MAX_PROGRAM_BYTES = 8 << 20
+__all__ = ["BadPattern", "compile_pattern", "search"]
 
+# A search answers within this, whatever the pattern and the files: the model and the user
+# wait on it. Ordinary patterns scan a large project well within it (RE2 reads tens of MB a
+# second); one RE2 needs longer for is cut short, and the model is told to narrow it.
+MAX_SEARCH_SECONDS = 10.0
+# A cancelled or timed-out search's worker is killed (SIGKILL, which it cannot ignore or
+# delay) and gone within this; the time is set aside before the time limit, so that killing
+# and reaping the worker fits within MAX_SEARCH_SECONDS too.
+STOP_SECONDS = 0.5
 
-class BadPattern(Exception):
-    """The pattern is not one RE2 accepts; the message says why, for the model."""
-
-
-def compile_pattern(pattern: str) -> Any:
-    """The model's pattern compiled by RE2; BadPattern saying what to change."""
-    options = re2.Options()
-    options.max_mem = MAX_PROGRAM_BYTES
-    options.log_errors = False  # the reason goes to the model, not to the agent's stderr
-    try:
-        return re2.compile(pattern, options)
-    except re2.error as exc:
-        reason = exc.args[0] if exc.args else exc
-        if isinstance(reason, bytes):
-            reason = reason.decode(errors="replace")
-        raise BadPattern(
-            f"The pattern {pattern!r} cannot be used: {reason}. Patterns use RE2 syntax, "
-            "Python's regular expressions without backreferences (\\1) and lookaround "
-            "((?=...), (?!...), (?<=...), (?<!...)). Fix the pattern and search again."
-        ) from None
+# The worker: a fresh interpreter that imports `matching` alone, reads its task as JSON on
+# stdin and writes one JSON line a hit, then its end. Its path starts with this package's
+# folder instead of the current one, where a `json.py` or `re2.py` would shadow the real ones.
+_WORKER = (
+    "import sys; sys.path[0] = sys.argv[1]; from coding_agent_lib.matching import _work; _work()"
+)
+_PACKAGES = str(Path(__file__).resolve().parents[1])
+_NARROW = "narrow the pattern or the path and search again"
 
 
-def scan(
-    pattern: Any, files: Iterable[str], inside: Callable[[str], Path], stop: threading.Event
+async def search(
+    pattern: str,
+    listing: Callable[[], list[str]],
+    inside: Callable[[str], Path],
+    *,
+    max_files: int,
 ) -> str:
-    """Lines of `files` (relative paths) that match; `inside` resolves a path or raises
-    ValueError for one outside the project, which is then not read."""
+    """The hits of `pattern` in the files `listing` gives (relative paths, at most one past
+    `max_files`), each resolved by `inside` or skipped when it raises ValueError (outside the
+    project); within MAX_SEARCH_SECONDS, saying when it was cut short and what to do.
+    BadPattern for a pattern RE2 refuses."""
+    compile_pattern(pattern)  # refused at once, with the reason, not by the worker
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + MAX_SEARCH_SECONDS - STOP_SECONDS
+    stop = threading.Event()
     hits: list[str] = []
+    cut: list[str] = []
     outside = 0
-    for listed in files:
-        if stop.is_set() or len(hits) >= MAX_HITS:
-            break
-        try:
-            path = inside(listed)
-        except ValueError:  # a symlink out of the project
-            outside += 1
-            continue
-        try:
-            # Only regular files: a named pipe would block the read until a writer comes.
-            if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
-                continue
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError):
-            continue
-        for number, line in enumerate(lines, 1):
-            if stop.is_set() or len(hits) >= MAX_HITS:
+
+    def resolve() -> list[tuple[str, str]]:  # off the loop: a big tree takes a while
+        nonlocal outside
+        files = []
+        listed = listing()
+        if len(listed) > max_files:
+            cut.append(f"only the first {max_files:,} files were searched")
+        for relative in listed[:max_files]:
+            if stop.is_set():
                 break
-            if pattern.search(line):
-                hits.append(f"{listed}:{number}: {line[:MAX_LINE_CHARS]}")
+            try:
+                files.append((relative, str(inside(relative))))
+            except ValueError:  # a symlink out of the project
+                outside += 1
+        return files
+
+    try:
+        files = await asyncio.wait_for(asyncio.to_thread(resolve), deadline - loop.time())
+        await _match(pattern, files, deadline, hits)
+    except asyncio.TimeoutError:
+        cut.append(f"it ran out of its {MAX_SEARCH_SECONDS:g} s")
+    finally:
+        stop.set()  # a listing still resolving paths stops at the next file
+    if len(hits) > MAX_HITS:
+        del hits[MAX_HITS:]
+        cut.append(f"it stopped at {MAX_HITS} matches")
+    return _result(hits, outside, cut)
+
+
+async def _match(
+    pattern: str, files: list[tuple[str, str]], deadline: float, hits: list[str]
+) -> None:
+    """Run the worker on `files`, adding its hits to `hits` as they come; TimeoutError at
+    `deadline`. The worker is killed and reaped however this ends, cancelled included."""
+    loop = asyncio.get_running_loop()
+    worker = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        _WORKER,
+        _PACKAGES,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    try:
+        stdin, stdout = worker.stdin, worker.stdout
+        if stdin is None or stdout is None:  # both are pipes: for the type checker
+            raise RuntimeError("the search worker has no pipes")
+        stdin.write(json.dumps({"pattern": pattern, "files": files}).encode())
+        await asyncio.wait_for(stdin.drain(), deadline - loop.time())
+        stdin.close()
+        while True:
+            line = await asyncio.wait_for(stdout.readline(), deadline - loop.time())
+            if not line:
+                raise RuntimeError(f"the search worker failed (exit code {await worker.wait()})")
+            message = json.loads(line)
+            if "end" in message:
+                return
+            hits.append(message["hit"])
+    finally:
+        if worker.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                worker.kill()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(worker.wait(), STOP_SECONDS)
+
+
+def _result(hits: list[str], outside: int, cut: list[str]) -> str:
     text = "\n".join(hits) or "(no matches)"
     if outside == 1:
         text += "\n(1 file links outside the project; it was not searched)"
     elif outside:
         text += f"\n({outside} files link outside the project; they were not searched)"
+    if cut:
+        text += (
+            f"\n(The search was cut short: {' and '.join(cut)}. The results are incomplete: "
+            f"{_NARROW}.)"
+        )
     return text

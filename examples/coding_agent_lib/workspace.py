@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import itertools
 import os
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ from acp.schema import PermissionOption, ToolCallUpdate
 from pydantic import BaseModel, ConfigDict, Field
 
 from .commands import TimedOut, run_in_terminal, run_local
-from .search import BadPattern, compile_pattern, scan
+from .search import BadPattern, search
 
 # Enough of a listing to orient a model in a small project without flooding its context.
 MAX_LISTED = 200
@@ -240,20 +239,16 @@ class Workspace:
         return await asyncio.to_thread(path.read_text, encoding="utf-8")
 
     async def _search(self, args: Search, _call_id: str) -> str:
+        base = self._path(args.path)
         try:
-            pattern = compile_pattern(args.pattern)
+            return await search(
+                args.pattern,
+                lambda: self._files(base, MAX_SEARCHED + 1),  # one more tells there were more
+                self._path,
+                max_files=MAX_SEARCHED,
+            )
         except BadPattern as exc:
             raise Unsuccessful(str(exc)) from None
-        base = self._path(args.path)
-        stop = threading.Event()
-
-        def work() -> str:  # off the event loop: reading a project takes a while
-            return scan(pattern, self._files(base, MAX_SEARCHED), self._path, stop)
-
-        try:
-            return await asyncio.to_thread(work)
-        finally:
-            stop.set()  # a cancelled search's thread stops at the next line
 
     async def _write_file(self, args: WriteFile, call_id: str) -> str:
         path = self._file(args.path)

@@ -12,7 +12,7 @@ import openai
 import pytest
 from coding_agent_lib.models import Anthropic, Backend, OpenAIChat, OpenAIResponses
 from coding_agent_lib.retries import endpoint, is_transient, retry_after, with_retries
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from tenacity import wait_none
 from test_providers_openai import CREATE, STEPS
@@ -382,6 +382,7 @@ TOOLS = [
 ]
 
 
+@settings(max_examples=100)  # two SDK round trips each: the CI profile's 500 take 20 s
 @given(
     drawn=st.lists(
         st.tuples(

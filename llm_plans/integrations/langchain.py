@@ -5,7 +5,8 @@ Install with `pip install "llm-plans[langchain]"`.
 - Async `BaseTool`s named `create_plan`, `update_plan` and `remove_plan` whose schemas are
   llm_plans' (strict-valid: `model.bind_tools(plan_tools(session), strict=True)` works). They
   run in LangGraph's `ToolNode` and prebuilt agents; the model's arguments reach the session
-  as the chat model decoded them, so repairs apply.
+  as the chat model decoded them, so repairs apply, and as data: a key named `self`,
+  `run_manager` or `config` is a field the session judges, never a Python keyword.
 - A rejected call returns llm_plans' rejection text as a `ToolMessage` with
   `status="error"` and never raises into the graph; successful calls have `status="success"`.
 - Live previews: pass `PlanPreviews(session)` as a callback
@@ -32,15 +33,13 @@ The tools are async only: run the graph with `ainvoke` / `astream`.
 
 from __future__ import annotations
 
-import contextvars
 from typing import Any
 from uuid import UUID
 
 try:
     from langchain_core.callbacks import AsyncCallbackHandler, AsyncCallbackManagerForToolRun
-    from langchain_core.messages import AIMessage, AIMessageChunk, ToolCall
+    from langchain_core.messages import AIMessage, AIMessageChunk
     from langchain_core.outputs import ChatGenerationChunk, LLMResult
-    from langchain_core.runnables import RunnableConfig
     from langchain_core.tools import BaseTool, ToolException
 except ImportError as missing:  # the framework is an optional extra
     raise ImportError(
@@ -57,9 +56,6 @@ __all__ = ["PlanPreviews", "PlanTool", "plan_tools"]
 
 _FRAMEWORK = "langchain"
 
-# The id of the tool call being run: LangChain passes it to `ainvoke` but not to `_arun`.
-_CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("call_id", default=None)
-
 
 class PlanTool(BaseTool):
     """One plan tool on a `PlanSession`; see `plan_tools`."""
@@ -69,32 +65,34 @@ class PlanTool(BaseTool):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    async def ainvoke(
-        self,
-        input: str | dict[str, Any] | ToolCall,
-        config: RunnableConfig | None = None,
-        **kwargs: Any,
-    ) -> Any:
-        call_id = input.get("id") if isinstance(input, dict) and "args" in input else None
-        token = _CALL_ID.set(call_id)
-        try:
-            return await super().ainvoke(input, config, **kwargs)
-        finally:
-            _CALL_ID.reset(token)
+    def _to_args_and_kwargs(
+        self, tool_input: str | dict[str, Any], tool_call_id: str | None
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        # The model's arguments are one value, handed over positionally: spread as keywords
+        # (BaseTool's way), a key named `self` raised out of the graph run, `run_manager` was
+        # overwritten by LangChain's own, and any key could meet a parameter. The call's id is
+        # LangChain's (from a ToolCall), never read out of arguments that look like one. JSON
+        # text input goes to the session as well, which decodes and repairs it.
+        return (tool_input, tool_call_id), {}
 
     async def _arun(
-        self, run_manager: AsyncCallbackManagerForToolRun | None = None, **arguments: Any
+        self,
+        arguments: Any,
+        call_id: str | None,
+        /,
+        *,
+        run_manager: AsyncCallbackManagerForToolRun | None = None,
     ) -> str:
         calls = shared_calls(self.session, _FRAMEWORK)
         # The graph run this tool runs in, as `PlanPreviews` saw it start: its streams only.
         run = calls.runs_of.pop(run_manager.run_id, None) if run_manager is not None else None
         runs = None if run is None else [run]
-        result = await calls.apply(_CALL_ID.get(), self.name, arguments, runs=runs)
+        result = await calls.apply(call_id, self.name, arguments, runs=runs)
         if not result.ok:
             raise ToolException(result.content)
         return result.content
 
-    def _run(self, **arguments: Any) -> str:
+    def _run(self, *args: Any, **kwargs: Any) -> str:
         raise NotImplementedError("the plan tools are async: run the graph with ainvoke/astream")
 
 

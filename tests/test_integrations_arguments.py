@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,10 +31,17 @@ from langchain_core.outputs import ChatGenerationChunk
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 from pydantic_ai import Agent
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.messages import (
+    FunctionToolResultEvent,
+    ModelMessage,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from strategies import create_args, update_args
-from wire import Recorder, openai_client, responses_response
+from wire import Recorder, openai_client, responses_response, responses_stream, sse
 
 from llm_plans import PlanSession
 from llm_plans._dialects import NAMES, OURS
@@ -77,6 +84,7 @@ _VALUES = st.recursive(
     max_leaves=4,
 )
 _KEYS = st.sampled_from(HOSTILE_KEYS) | st.text(min_size=1, max_size=6)
+_hostile_keys = st.dictionaries(_KEYS, _VALUES, min_size=1, max_size=4)
 # A plan that update and remove calls of ours can name.
 SETUP = {"type": "items", "entries": [{"content": "Reproduce"}, {"content": "Fix"}]}
 
@@ -120,10 +128,26 @@ def plan_call(draw: st.DrawFn, dialect: str) -> tuple[str, dict[str, Any]]:
         sent = draw(st.one_of(valid(dialect), variant(dialect), invalid(dialect)))
         tool = sent.tool
         base = sent.arguments if isinstance(sent.arguments, dict) else {}
-    extra = draw(st.dictionaries(_KEYS, _VALUES, min_size=1, max_size=4))
+    base = json.loads(json.dumps(base))  # as the wire carries it, and a copy to change
+    inner = _dicts(base)[1:]
+    if inner and draw(st.booleans()):  # in a step, a change, a todo: the same keys, deeper
+        draw(st.sampled_from(inner)).update(draw(_hostile_keys))
+    extra = draw(_hostile_keys)
     mixed = {**base, **extra} if draw(st.booleans()) else {**extra, **base}
     arguments = draw(st.sampled_from([mixed, extra]))  # sometimes nothing but hostile keys
-    return tool, json.loads(json.dumps(arguments))  # as the wire carries them
+    return tool, json.loads(json.dumps(arguments))
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    """`value` if a dict, and every dict within it."""
+    found: list[dict[str, Any]] = []
+    if isinstance(value, dict):
+        found.append(value)
+        value = list(value.values())
+    if isinstance(value, list):
+        for each in value:
+            found += _dicts(each)
+    return found
 
 
 # ---- each framework's own invocation path --------------------------------------------------
@@ -170,6 +194,36 @@ async def by_pydantic_ai(
     return Said(answer.outcome == "success", answer.content)
 
 
+async def by_pydantic_ai_streamed(
+    session: PlanSession, dialect: str, tool: str, arguments: dict[str, Any]
+) -> Said:
+    # Streamed, with previews: the tool finishes the call the stream fed the session.
+    text = json.dumps(arguments)
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        raise AssertionError("the run streams")
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+        if len(messages) > 1:
+            yield "Done."
+            return
+        yield {0: DeltaToolCall(name=tool, tool_call_id="call_1")}
+        for start in range(0, len(text), 7):
+            yield {0: DeltaToolCall(json_args=text[start : start + 7])}
+
+    toolset = pydantic_ai.PlanToolset(session, dialect=dialect)
+    agent = Agent(FunctionModel(model, stream_function=stream), toolsets=[toolset])
+    async with agent.run_stream_events("plan", capabilities=[toolset.previews()]) as events:
+        answers = [
+            e.part
+            async for e in events
+            if isinstance(e, FunctionToolResultEvent) and isinstance(e.part, ToolReturnPart)
+        ]
+    [answer] = answers
+    assert isinstance(answer.content, str)
+    return Said(answer.outcome == "success", answer.content)
+
+
 async def by_openai_agents(
     session: PlanSession, dialect: str, tool: str, arguments: dict[str, Any]
 ) -> Said:
@@ -195,6 +249,43 @@ async def by_openai_agents(
         if isinstance(item, dict) and item.get("type") == "function_call_output"
     ]
     return Said(None, answer)  # function call outputs carry no error flag in this SDK
+
+
+async def by_openai_agents_streamed(
+    session: PlanSession, dialect: str, tool: str, arguments: dict[str, Any]
+) -> Said:
+    # Streamed, with previews: the tool finishes the call the stream fed the session.
+    done = responses_response([])
+    done["output"] = [
+        {
+            "type": "message",
+            "id": "msg_1",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "Done.", "annotations": []}],
+        }
+    ]
+    events = [
+        {"type": "response.created", "sequence_number": 0, "response": responses_response([])},
+        {"type": "response.completed", "sequence_number": 1, "response": done},
+    ]
+    http = Recorder(
+        responses_stream([("call_1", tool, json.dumps(arguments))]), sse(events, named=True)
+    )
+    model = OpenAIResponsesModel(model="gpt-4.1", openai_client=openai_client(http))
+    agent = OpenAIAgent(
+        name="coder", model=model, tools=openai_agents.plan_tools(session, dialect=dialect)
+    )
+    result = Runner.run_streamed(agent, "plan", run_config=RunConfig(tracing_disabled=True))
+    async with openai_agents.PlanPreviews(session) as previews:
+        async for event in result.stream_events():
+            await previews.on_event(event)
+    [answer] = [
+        item["output"]
+        for item in http.requests[-1]["input"]
+        if isinstance(item, dict) and item.get("type") == "function_call_output"
+    ]
+    return Said(None, answer)
 
 
 async def by_claude_agent_sdk(
@@ -242,6 +333,8 @@ FRAMEWORKS: dict[str, Drive] = {
     "langchain_runnable": by_langchain_runnable,
     "pydantic_ai": by_pydantic_ai,
     "openai_agents": by_openai_agents,
+    "openai_agents_streamed": by_openai_agents_streamed,
+    "pydantic_ai_streamed": by_pydantic_ai_streamed,
     "claude_agent_sdk": by_claude_agent_sdk,
 }
 

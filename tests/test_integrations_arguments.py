@@ -15,19 +15,22 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from agents import Agent as OpenAIAgent
 from agents import OpenAIResponsesModel, RunConfig, Runner
+from claude_agent_sdk import StreamEvent
 from claude_agent_sdk._internal.sdk_mcp_bridge import SdkMcpBridge
 from dialect_calls import invalid, valid, variant
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
-from langchain_core.outputs import ChatGenerationChunk
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
+from langchain_core.outputs import ChatGenerationChunk, ChatResult
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 from pydantic_ai import Agent
@@ -165,6 +168,77 @@ async def by_langgraph(
     [answer] = [m for m in state["messages"] if isinstance(m, ToolMessage)]
     assert isinstance(answer.content, str)
     return Said(answer.status == "success", answer.content)
+
+
+class _StreamingChatModel(BaseChatModel):
+    """A chat model that streams one tool call, `args` as JSON text in pieces."""
+
+    name_: str
+    args: str
+    streaming: bool = False
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    def _generate(self, messages: list[BaseMessage], *_: Any, **__: Any) -> ChatResult:
+        raise AssertionError("the model streams")
+
+    def _stream(
+        self, messages: list[BaseMessage], *_: Any, run_manager: Any = None, **__: Any
+    ) -> Iterator[ChatGenerationChunk]:
+        head = {"id": "call_1", "name": self.name_, "args": "", "index": 0}
+        pieces = [AIMessageChunk("", tool_call_chunks=[head])]
+        for start in range(0, len(self.args), 7):
+            part = {"args": self.args[start : start + 7], "index": 0}
+            pieces.append(AIMessageChunk("", tool_call_chunks=[part]))
+        for piece in pieces:
+            chunk = ChatGenerationChunk(message=piece)
+            if run_manager is not None:
+                run_manager.on_llm_new_token("", chunk=chunk)
+            yield chunk
+
+
+async def by_langgraph_streamed(
+    session: PlanSession, dialect: str, tool: str, arguments: dict[str, Any]
+) -> Said:
+    # Streamed, with previews: the tool finishes the call the stream fed the session.
+    model = _StreamingChatModel(name_=tool, args=json.dumps(arguments), streaming=True)
+
+    async def call_model(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [await model.ainvoke(state["messages"])]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("model", call_model)
+    builder.add_node("tools", ToolNode(langchain.plan_tools(session, dialect=dialect)))
+    builder.add_edge(START, "model")
+    builder.add_edge("model", "tools")
+    builder.add_edge("tools", END)
+    config: RunnableConfig = {"callbacks": [langchain.PlanPreviews(session)]}
+    state = await builder.compile().ainvoke({"messages": [("user", "plan")]}, config)
+    [answer] = [m for m in state["messages"] if isinstance(m, ToolMessage)]
+    assert isinstance(answer.content, str)
+    return Said(answer.status == "success", answer.content)
+
+
+async def by_claude_agent_sdk_streamed(
+    session: PlanSession, dialect: str, tool: str, arguments: dict[str, Any]
+) -> Said:
+    # Streamed, with previews: Claude Code's stream events reach `PlanPreviews` first.
+    previews = claude_agent_sdk.PlanPreviews(session)
+    text = json.dumps(arguments)
+    block = {"type": "tool_use", "id": "toolu_1", "name": f"mcp__plans__{tool}", "input": {}}
+    events = [{"type": "message_start"}]
+    events.append({"type": "content_block_start", "index": 0, "content_block": block})
+    for start in range(0, len(text), 7):
+        delta = {"type": "input_json_delta", "partial_json": text[start : start + 7]}
+        events.append({"type": "content_block_delta", "index": 0, "delta": delta})
+    events.append({"type": "content_block_stop", "index": 0})
+    for payload in events:
+        await previews.on_message(StreamEvent(uuid="u", session_id="cc", event=payload))
+    said = await by_claude_agent_sdk(session, dialect, tool, arguments)
+    await previews.aclose()
+    return said
 
 
 async def by_langchain_runnable(
@@ -331,6 +405,8 @@ async def by_claude_agent_sdk(
 FRAMEWORKS: dict[str, Drive] = {
     "langchain": by_langgraph,
     "langchain_runnable": by_langchain_runnable,
+    "langchain_streamed": by_langgraph_streamed,
+    "claude_agent_sdk_streamed": by_claude_agent_sdk_streamed,
     "pydantic_ai": by_pydantic_ai,
     "openai_agents": by_openai_agents,
     "openai_agents_streamed": by_openai_agents_streamed,

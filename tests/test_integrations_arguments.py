@@ -105,13 +105,12 @@ Drive = Callable[[PlanSession, str, str, dict[str, Any]], Awaitable[Said]]
 
 
 def new_session(dialect: str) -> PlanSession:
-    dialects = {} if dialect == OURS else {"dialects": [dialect]}
     return PlanSession(
         RecordingSend(),
         session_id="s",
         client_capabilities={"plan": {}},
         stream_interval=0,
-        **dialects,  # type: ignore[arg-type]
+        dialects=dialect,
     )
 
 
@@ -436,7 +435,7 @@ async def _compare(drive: Drive, dialect: str, tool: str, arguments: dict[str, A
 @settings(
     max_examples=40,
     deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    suppress_health_check=[HealthCheck.too_slow],
 )
 @given(data=st.data())
 def test_any_key_reaches_the_session_as_data(framework: str, data: st.DataObject) -> None:

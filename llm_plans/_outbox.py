@@ -117,6 +117,15 @@ class Outbox:
         return self._form
 
     @property
+    def legacy_held(self) -> list[Json] | None:
+        """The legacy list the client was last sent (None before any)."""
+        return self._legacy_held
+
+    def reroute(self, send: Send) -> None:
+        """Send through `send` from now on (a session whose subagents share its legacy list)."""
+        self._send = send
+
+    @property
     def stale(self) -> bool:
         """Some change has not reached the client yet."""
         return bool(self._stale) or self._legacy_stale

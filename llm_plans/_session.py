@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import dataclasses
 import logging
 import math
 import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from . import _feedback, _wire
@@ -29,6 +31,7 @@ from ._registry import DEFAULT_PREFIXES, Names
 from ._snapshot import SkippedPlan, dump, load
 from ._snapshot import error as snapshot_error
 from ._streams import DEFAULT_PREVIEW_BUDGET, Flight, Streams
+from ._subagents import MAX_OPEN, Child, Subagents, check_child_id, check_text
 from ._toolcalls import parse  # the call shapes only: the providers build on the session
 from ._wire import Json, WireForm
 from .dialects._base import DEFAULT_LIST_ID, DialectTool, Read, name_of
@@ -104,6 +107,9 @@ class PlanSession:
                 f"streamed call's final notification); got {preview_budget!r}"
             )
         self.session_id = session_id
+        # Read once here: a child session is made with the same (an iterator reads once).
+        tool_prefixes = tool_prefixes if isinstance(tool_prefixes, str) else tuple(tool_prefixes)
+        dialects = dialects if isinstance(dialects, str) else tuple(dialects)
         wire_form = (
             _wire.form_for(client_capabilities, protocol_version)
             if form is None
@@ -121,6 +127,23 @@ class PlanSession:
         )
         flattener = Flattener(self._rules.limits, self._rules.workspace, read_text)
         self._outbox = Outbox(send, session_id, wire_form, flattener)
+        # What a child session is made with: the same tools, limits and form as this one.
+        self._settings: dict[str, Any] = {
+            "form": wire_form,
+            "limits": limits,
+            "workspace": workspace,
+            "discipline": discipline,
+            "read_text": read_text,
+            "stream_interval": stream_interval,
+            "preview_budget": preview_budget,
+            "tool_prefixes": tool_prefixes,
+            "dialects": dialects,
+            "list_id": list_id,
+        }
+        self._subagents = Subagents(
+            send, session_id, wire_form, _wire.takes_subagents(client_capabilities, wire_form)
+        )
+        self._parent: tuple[PlanSession, Child] | None = None
         self._streams = Streams(preview_budget)
         self._names = Names(tool_prefixes, self._tools)
         self._discipline = discipline
@@ -518,17 +541,144 @@ class PlanSession:
         )
 
     async def replay(self) -> None:
-        """Re-send every current plan, as after `session/load`; raises if a send fails."""
+        """Re-send every current plan, as after `session/load`, then announce each subagent
+        again and re-send its plans; raises if a send fails."""
         async with self._lock.held():
             failure = await self._show(list(self._book.plans), force=True)
             if failure is not None:
                 raise failure
+        self._subagents.check()
+        for record in list(self._subagents.children.values()):
+            await self._subagents.sync(record, whole=True)
+            await record.session.replay()
+
+    # ---- subagents --------------------------------------------------------------------------
+
+    @property
+    def takes_subagents(self) -> bool:
+        """Whether the client takes subagent sessions: it negotiated v2, or advertised
+        `clientCapabilities.subagents: {}` in v1 (read from the raw capabilities, a dict or
+        the recorder; the ACP SDK's `ClientCapabilities` model drops the key)."""
+        return self._subagents.takes
+
+    @property
+    def subagents(self) -> Mapping[str, PlanSession]:
+        """Child session id to the child's session, closed children included, in the order
+        they were made; a read-only copy."""
+        return MappingProxyType(
+            {child_id: child.session for child_id, child in self._subagents.children.items()}
+        )
+
+    async def subagent(
+        self, child_session_id: str, *, title: str | None = None, description: str | None = None
+    ) -> PlanSession:
+        """The session of a subagent's plans: the same tools, dialects, limits and form as
+        this one, and plans of its own.
+
+        Where the client takes subagent sessions (`takes_subagents`), the child is announced
+        first: a `subagent_update` on this session, running, with `title` and `description`;
+        every notification of the child then carries its own session id. When that
+        announcement fails, the child is returned all the same, and announced again before
+        its next notification. Elsewhere no announcement is sent: the child's plans reach
+        the client in this session, apart from its own (plan ids `<child id>/<plan id>`, or
+        after this session's steps in the legacy list), and never count toward its limits.
+
+        Called again for a known id, it returns the same session; a new title or description
+        is sent as a `subagent_update` of only what changed, and a closed child is announced
+        as running again. At most 100 children are open at once (ConfigurationError).
+        """
+        self._lock.check()
+        self._subagents.check()
+        child_id = check_child_id(child_session_id, self.session_id)
+        title, description = check_text("title", title), check_text("description", description)
+        known = self._subagents.children.get(child_id)
+        if (known is None or not known.open) and self._subagents.open_count() >= MAX_OPEN:
+            raise ConfigurationError(
+                f"at most {MAX_OPEN} subagents are open at once; close() one before "
+                f"starting {child_id!r}"
+            )
+        whole = known is not None and not known.open
+        if known is None:
+            known = Child(child_id, title, description)
+            known.session = self._child(known)
+            self._subagents.children[child_id] = known
+        else:
+            known.open = True
+            if title is not None:
+                known.title = title
+            if description is not None:
+                known.description = description
+        try:
+            await self._subagents.sync(known, whole=whole)
+        except Exception as exc:
+            # The child's next notification announces it first: nothing of it reaches the
+            # client before its announcement.
+            _logger.warning("announcing subagent %s failed: %r", child_id, exc)
+        session: PlanSession = known.session
+        return session
+
+    def _child(self, record: Child) -> PlanSession:
+        on_commit = self._on_commit
+        parent = self
+        child = PlanSession(
+            self._subagents.send_for(record),
+            session_id=record.session_id,
+            on_commit=None if on_commit is None else lambda _: on_commit(parent),
+            **self._settings,
+        )
+        child._subagents.takes = self._subagents.takes
+        child._parent = (self, record)
+        own = self._subagents.own_send(self._outbox.legacy_held)
+        if own is not None:
+            self._outbox.reroute(own)
+        return child
+
+    async def close(self, *, keep_plans: bool = False) -> None:
+        """End a subagent's work: its plans leave the client's view (`plan_removed`, or
+        its steps leave the legacy list) unless `keep_plans`, and where the client takes
+        subagent sessions it is announced idle. It stays in its parent's `subagents`;
+        `subagent()` for its id again announces it as running. Only for a session made by
+        `subagent()` (ConfigurationError otherwise); raises what a failed send raised."""
+        if self._parent is None:
+            raise ConfigurationError(
+                "close() ends a subagent's session (one made by session.subagent()); this "
+                "session has no parent"
+            )
+        parent, record = self._parent
+        await self.abort_all()
+        failure: BaseException | None = None
+        if not keep_plans:
+            async with self._lock.held():
+                gone = list(self._book.plans)
+                if gone:
+                    self._book = Book({}, self._book.next_number, self._book.last_task)
+                    if self._on_commit is not None:
+                        self._committed(self._on_commit)
+                failure = await self._show(gone)
+        record.open = False
+        await parent._subagents.sync(record)
+        if failure is not None:
+            raise failure
 
     # ---- restarts ---------------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
-        """The session's plan state as JSON-ready data, for `restore`."""
-        return dump(self._book)
+        """The session's plan state as JSON-ready data, for `restore`: its plans, and its
+        subagents' (under `subagents`, each with its session id, title, description and
+        whether it is open)."""
+        out = dump(self._book)
+        if self._subagents.children:
+            out["subagents"] = [
+                {
+                    "sessionId": record.session_id,
+                    "title": record.title,
+                    "description": record.description,
+                    "open": record.open,
+                    "snapshot": record.session.snapshot(),
+                }
+                for record in self._subagents.children.values()
+            ]
+        return out
 
     def restore(self, snapshot: Mapping[str, Any], *, partial: bool = False) -> list[SkippedPlan]:
         """Replace this session's plans with those of a `snapshot()`; sends nothing.
@@ -554,12 +704,88 @@ class PlanSession:
                 "restore() while streamed calls are in flight would leave their previews on "
                 "the client; await session.abort_all() first"
             )
-        book, skipped = load(snapshot, self._rules)
+        for child in self._subagents.children.values():
+            child.session._lock.check()
+            if child.session._lock.busy() or child.session._streams.ids():
+                raise ConfigurationError(
+                    f"restore() while subagent {child.session_id!r} is busy would change its "
+                    "plans under it; restore once its calls have returned"
+                )
+        family = _loaded(snapshot, self._rules, self.session_id)
+        skipped = family.skipped()
         if skipped and not partial:
             raise snapshot_error(skipped)
-        self._book = book
-        self._outbox.forget()
+        self._adopt(family)
         return skipped
+
+    def _adopt(self, family: _Family) -> None:
+        self._book = family.book
+        self._outbox.forget()
+        known = self._subagents.children
+        self._subagents.children = {}
+        for child_id, title, description, is_open, loaded in family.children:
+            record = known.get(child_id)
+            if record is None:
+                record = Child(child_id, title, description)
+                record.session = self._child(record)
+            record.title, record.description, record.open = title, description, is_open
+            self._subagents.children[child_id] = record
+            record.session._adopt(loaded)
+        self._subagents.forget()
+
+
+@dataclass
+class _Family:
+    """A snapshot's plans and its subagents', loaded and checked, not yet adopted."""
+
+    book: Book
+    own_skipped: list[SkippedPlan]
+    children: list[tuple[str, str | None, str | None, bool, _Family]]
+
+    def skipped(self) -> list[SkippedPlan]:
+        out = list(self.own_skipped)
+        for *_, child in self.children:
+            out += child.skipped()
+        return out
+
+
+def _loaded(snapshot: Mapping[str, Any], rules: Rules, session_id: str) -> _Family:
+    """A snapshot's plans and those of its subagents, checked as `restore` checks them."""
+    book, skipped = load(snapshot, rules)
+    raw = snapshot.get("subagents", [])
+    if not isinstance(raw, list) or len(raw) > _MAX_SNAPSHOT_CHILDREN:
+        raise ConfigurationError(
+            f"snapshot subagents must be a list of at most {_MAX_SNAPSHOT_CHILDREN}"
+        )
+    children = []
+    seen: set[str] = set()
+    for index, entry in enumerate(raw):
+        where = f"snapshot subagents[{index}]"
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("snapshot"), Mapping):
+            raise ConfigurationError(f"{where} must be an object with a snapshot")
+        try:
+            child_id = check_child_id(entry.get("sessionId"), session_id)
+            title = check_text("title", entry.get("title"))
+            description = check_text("description", entry.get("description"))
+        except ConfigurationError as exc:
+            raise ConfigurationError(f"{where}: {exc}") from None
+        is_open = entry.get("open", True)
+        if type(is_open) is not bool or child_id in seen:
+            raise ConfigurationError(f"{where}: open must be true or false, and ids unique")
+        seen.add(child_id)
+        family = _loaded(entry["snapshot"], rules, child_id)
+        family.own_skipped = [
+            dataclasses.replace(s, session_id=child_id) for s in family.own_skipped
+        ]
+        children.append((child_id, title, description, is_open, family))
+    if sum(is_open for *_, is_open, _ in children) > MAX_OPEN:
+        raise ConfigurationError(f"snapshot has more than {MAX_OPEN} open subagents")
+    return _Family(book, skipped, children)
+
+
+# A snapshot is data from outside: a thousand closed children is as many as a session is
+# ever asked to keep (each open one is bounded by MAX_OPEN).
+_MAX_SNAPSHOT_CHILDREN = 1000
 
 
 def _check_list_id(list_id: object, limits: Limits) -> None:

@@ -21,7 +21,9 @@ from ._limits import Limits
 from ._models import ItemsPlan, Plan
 
 _PLAN: TypeAdapter[AnyPlan] = TypeAdapter(Plan)
-VERSION = 1
+VERSION = 2
+"""2 adds `subagents`; a version 1 snapshot (no subagents) restores as it did."""
+_READS = (1, 2)
 
 
 def dump(book: Book) -> dict[str, Any]:
@@ -77,6 +79,8 @@ class SkippedPlan:
     """Its id, when it had a readable one."""
     reason: str
     """What is wrong with it: the text the all-or-nothing `restore` error gives for it."""
+    session_id: str | None = None
+    """The subagent session it belongs to; None for the restored session's own plans."""
 
 
 def load(snapshot: Mapping[str, Any], rules: Rules) -> tuple[Book, list[SkippedPlan]]:
@@ -87,8 +91,10 @@ def load(snapshot: Mapping[str, Any], rules: Rules) -> tuple[Book, list[SkippedP
     limits and file locations (inside the workspace) hold for restored plans too.
     """
     version = snapshot.get("version") if isinstance(snapshot, Mapping) else snapshot
-    if type(version) is not int or version != VERSION:  # True and 1.0 equal 1, but are not it
-        raise ConfigurationError(f"unsupported snapshot version {version!r}; expected {VERSION}")
+    if type(version) is not int or version not in _READS:  # True and 1.0 equal 1, but are not
+        raise ConfigurationError(
+            f"unsupported snapshot version {version!r}; expected one of {_READS}"
+        )
     number = snapshot.get("next_number")
     plans = snapshot.get("plans")
     if type(number) is not int or number < 1:
@@ -156,9 +162,12 @@ _MAX_LISTED = 10
 def error(skipped: list[SkippedPlan]) -> ConfigurationError:
     """The all-or-nothing `restore` error: the first plans left out and why, and how many more."""
     lines = [
-        f"plans[{s.index}]: {s.reason}"
-        if s.id is None
-        else f"plans[{s.index}] ({s.id!r}): {s.reason}"
+        ("" if s.session_id is None else f"subagent {s.session_id!r} ")
+        + (
+            f"plans[{s.index}]: {s.reason}"
+            if s.id is None
+            else f"plans[{s.index}] ({s.id!r}): {s.reason}"
+        )
         for s in skipped[:_MAX_LISTED]
     ]
     if len(skipped) > _MAX_LISTED:

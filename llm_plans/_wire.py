@@ -107,6 +107,17 @@ def form_for(capabilities: Any, protocol_version: int | None = None) -> WireForm
     return WireForm.LEGACY
 
 
+def takes_subagents(capabilities: Any, form: WireForm) -> bool:
+    """Whether a client takes subagent sessions (ACP, stable since 2026-11-20): every v2
+    client does; a v1 client that advertised `subagents: {}` in its raw capabilities (a dict,
+    or a `ClientCapabilitiesRecorder`: the SDK's `ClientCapabilities` model drops the key)."""
+    if form is WireForm.V2:
+        return True
+    if isinstance(capabilities, Negotiated) and not isinstance(capabilities, Mapping):
+        capabilities = capabilities.capabilities
+    return isinstance(capabilities, Mapping) and isinstance(capabilities.get("subagents"), Mapping)
+
+
 def _as_dict(capabilities: Any) -> Mapping[str, Any]:
     if capabilities is None:
         return {}

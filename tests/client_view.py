@@ -39,6 +39,8 @@ class ClientView:
 
     def apply(self, update: Mapping[str, Any]) -> None:
         kind = update["sessionUpdate"]
+        if kind == "subagent_update":
+            return  # about a child session, not this one's plans
         if self.form == "legacy":
             assert kind == "plan", f"{kind} sent to a client without plan operations"
             self.entries = list(update["entries"])
@@ -161,7 +163,7 @@ def check_compliant(form: WireForm | str, params: Mapping[str, Any]) -> None:
     text.encode("utf-8")
     update = params["update"]
     if name == "legacy":
-        assert update.get("sessionUpdate") == "plan", (
+        assert update.get("sessionUpdate") in ("plan", "subagent_update"), (
             f"{update.get('sessionUpdate')!r} sent to a client that did not advertise plan "
             "operations"
         )

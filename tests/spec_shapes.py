@@ -172,11 +172,29 @@ def _without(value: dict[str, Any], key: str) -> dict[str, Any]:
     return {k: v for k, v in value.items() if k != key}
 
 
+def check_subagent(form: str, params: dict[str, Any]) -> None:
+    """Raise unless `params` is a `subagent_update` by the TS SDK 2.4.0's schema of the form's
+    ACP version (a pre-stable draft of the stable subagent sessions, taken as equal), as a
+    member of the `SessionUpdate` union and against `SubagentUpdate` itself, with no key it
+    does not define."""
+    version, notification = PUBLISHED.get(form, ("v1", "SessionNotification"))
+    schema = published(version)
+    schema.validator(notification).validate(params)
+    update = params["update"]
+    schema.strict("SubagentUpdate", update, also=("sessionUpdate",))
+    state = update.get("state")
+    if state is not None:
+        assert state in ({"state": "running"}, {"state": "idle"}), state
+
+
 def check(form: str, params: dict[str, Any]) -> None:
     """Raise unless `params` is a compliant `session/update` in `form`."""
     assert set(params) == {"sessionId", "update"}
     assert isinstance(params["sessionId"], str)
     update = params["update"]
+    if update.get("sessionUpdate") == "subagent_update":
+        check_subagent(form, params)
+        return
     if form in STABLE_VERSION:
         check_stable_form(form, params)
         if form == "schema":

@@ -157,7 +157,7 @@ def test_partial_restore_of_a_sound_snapshot_skips_nothing() -> None:
 @pytest.mark.parametrize(
     "snapshot",
     [
-        {"version": 2, "next_number": 1, "plans": []},
+        {"version": 3, "next_number": 1, "plans": []},
         {"version": 1, "next_number": 1, "plans": {"a": {}}},
         {"version": 1, "next_number": 0, "plans": []},
         ["not", "a", "snapshot"],
@@ -389,7 +389,7 @@ def model_dump(session: PlanSession) -> dict[str, Any]:
         _PLAN.dump_python(p, mode="json", by_alias=True, exclude_none=True)
         for p in session.plans.values()
     ]
-    return {"version": 1, "next_number": session.snapshot()["next_number"], "plans": plans}
+    return {"version": 2, "next_number": session.snapshot()["next_number"], "plans": plans}
 
 
 def scribble(value: Any) -> None:

@@ -241,7 +241,18 @@ def _create(
                     f"{rules.limits.max_id_length} characters; send an id of your own.",
                 )
             )
-    plan = build(kind, plan_id, args, rules, problems, None, validated=True, bounded=bounded)
+    plan = build(
+        kind,
+        plan_id,
+        args,
+        rules,
+        problems,
+        None,
+        validated=True,
+        bounded=bounded,
+        kept_by="snapshot" if rules.restoring else "model",
+        last_task=book.last_task,
+    )
     if problems or plan is None:
         raise Rejection(problems, context)
     plans = dict(book.plans)
@@ -477,7 +488,9 @@ def write_list(
         keep = existing is not None and existing.type == "items"
         meta = existing.meta if keep and existing is not None else None
         rules = rules if rules.list_id == plan_id else replace(rules, list_id=plan_id)
-        built = build("items", plan_id, {"entries": entries}, rules, problems, meta)
+        built = build(
+            "items", plan_id, {"entries": entries}, rules, problems, meta, kept_by="session"
+        )
     if found or problems or built is None:
         renamed = [Problem(rename(p.path), p.message, p.sent) for p in problems]
         raise Rejection(sorted([*found, *renamed], key=_by_item))

@@ -13,8 +13,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from . import _kept
 from ._book import CONTENT, PRIORITY, STATUS, Json, Stored
 from ._feedback import Problem
 from ._limits import Limits
@@ -44,6 +45,10 @@ class Rules:
     mirror: bool = False
     """The call mirrors one another agent already ran (`PlanSession.mirror`): ids that
     agent issued (a task's number) are taken, as no model's call may set them."""
+    restoring: bool = False
+    """The call re-creates a plan of a snapshot (`restore`): its entries keep what the
+    session kept under `_meta["llm_plans"]`, each key held to its field's rules, where a
+    model's call may not set that key at all."""
 
 
 def check_id(plan_id: str, limits: Limits) -> list[Problem]:
@@ -104,12 +109,17 @@ def build(
     *,
     validated: bool = False,
     bounded: bool = False,
+    kept_by: Literal["model", "snapshot", "session"] = "model",
+    last_task: int = 0,
 ) -> Stored | None:
     """The plan these fields make, or None with the reasons added to `problems`.
 
     `validated`: the entries are new dicts from our own argument validators, whose keys come
     in ACP's order; when they already say priority and status they are kept as they are
     (`usual_items`). `bounded`: their texts are known to be within the limits.
+    `kept_by`: who wrote what the entries keep under `_meta["llm_plans"]`: a model, which may
+    not; a snapshot, held to each key's rules with task numbers at most `last_task` (the
+    highest issued); or the session itself (a dialect's translation, checked as it is made).
     """
     limits = rules.limits
     if kind == "items" and args.get("entries") is not None:
@@ -143,6 +153,10 @@ def build(
             for index, e in enumerate(raw)
             if "_meta" in e and not finite(e["_meta"])
         ]
+        if kept_by == "model":
+            problems += _kept.refused(raw)
+        elif kept_by == "snapshot":
+            problems += _kept.problems(raw, limits, last_task)
         if problems:
             return None
         entries = [

@@ -170,6 +170,14 @@ def _nested_fields(loc: list[int | str], nested: Mapping[str, str] | None = None
     return "see the tool's schema"
 
 
+KEPT_BY_SESSION = (
+    'the "llm_plans" key of an entry\'s _meta is where the session keeps its own records (task '
+    "numbers, activeForm, a dialect's status), which no call may set. Leave it out; other _meta "
+    "keys are kept as sent."
+)
+"""Why a model's entry may not carry `_meta["llm_plans"]` (at `entries[N]._meta.llm_plans`)."""
+
+
 @dataclass(frozen=True, init=False)
 class ToolResult:
     """What a plan tool call did, and the text the model reads as its result."""

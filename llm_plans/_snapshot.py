@@ -117,10 +117,14 @@ def load(snapshot: Mapping[str, Any], rules: Rules) -> tuple[Book, list[SkippedP
     # A restored plan is held to every rule a plan is, but not to the size of one call: the
     # snapshot writes each step in full (its priority and status too), and `changes` may have
     # grown a plan past what one call can send.
+    # Its entries keep what the session kept under `_meta["llm_plans"]`, each key held to its
+    # field's rules (task numbers at most the highest issued, which the book starts with).
     rules = dataclasses.replace(
-        rules, limits=dataclasses.replace(rules.limits, max_arguments_bytes=sys.maxsize)
+        rules,
+        limits=dataclasses.replace(rules.limits, max_arguments_bytes=sys.maxsize),
+        restoring=True,
     )
-    book = Book()
+    book = Book(last_task=last_task)
     skipped = []
     for index, raw in enumerate(plans):
         oversized = _oversized(raw, rules.limits)

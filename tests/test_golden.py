@@ -45,20 +45,30 @@ PROGRESS = (
     },
 )
 
-CREATE_CANCELLED = (
-    "create_plan",
+# What the session keeps under `_meta["llm_plans"]` (Claude's `activeForm`) no model's call
+# may set: it comes from a snapshot, restored and then shown with `replay()`.
+RESTORED_CANCELLED = (
+    "restore",
     {
-        "type": "items",
-        "id": "plan-1",
-        "entries": [
-            {**ANALYZE, "status": "completed"},
+        "version": 1,
+        "next_number": 2,
+        "plans": [
             {
-                **IDENTIFY,
-                "status": "in_progress",
-                "_meta": {"llm_plans": {"activeForm": "Identifying components to refactor"}},
-            },
-            {**CIRCULAR, "status": "cancelled"},
-            TESTS,
+                "type": "items",
+                "id": "plan-1",
+                "entries": [
+                    {**ANALYZE, "status": "completed"},
+                    {
+                        **IDENTIFY,
+                        "status": "in_progress",
+                        "_meta": {
+                            "llm_plans": {"activeForm": "Identifying components to refactor"}
+                        },
+                    },
+                    {**CIRCULAR, "status": "cancelled"},
+                    TESTS,
+                ],
+            }
         ],
     },
 )
@@ -109,8 +119,8 @@ SCENARIOS: dict[str, list[tuple[str, Any]]] = {
         ("remove_plan", '{"id": "plan-1"}'),
     ],
     # A cancelled step, and a step in progress with Claude's wording of it (`activeForm`).
-    "items_cancelled.json": [CREATE_CANCELLED],
-    "legacy/cancelled.json": [CREATE_CANCELLED],
+    "items_cancelled.json": [RESTORED_CANCELLED],
+    "legacy/cancelled.json": [RESTORED_CANCELLED],
     # The stable forms send a file plan as a markdown plan of its file's text, with its path:
     # a file that cannot be read shows the line that names it.
     "file_missing.json": [
@@ -176,6 +186,10 @@ async def run_scenario(
         if tool == "edit":
             files[DESIGN_URI] = arguments
             continue
+        if tool == "restore":  # a snapshot's plans, then shown as one notification each
+            assert session.restore(arguments) == []
+            await session.replay()
+            continue
         result = await session.call(tool, arguments)
         assert result.ok, result.content
     return send
@@ -185,9 +199,9 @@ async def run_scenario(
 async def test_output_equals_golden(name: str) -> None:
     form, calls = scenario_for(name)
     send = await run_scenario(form, calls)
-    tool_calls = [call for call in calls if call[0] != "edit"]
+    steps = [call for call in calls if call[0] != "edit"]
     extra = EXTRA_SENDS.get(name.split("/")[-1], 0)
-    assert len(send.sent) == len(tool_calls) + extra  # one notification per successful call
+    assert len(send.sent) == len(steps) + extra  # one notification per successful call
     expected = (GOLDEN / name).read_text()
     assert json.dumps(send.sent[-1], indent=2) + "\n" == expected  # key order too
 

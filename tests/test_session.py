@@ -375,7 +375,9 @@ async def test_plans_are_a_copy_the_caller_may_keep_and_change(send: RecordingSe
     session = PlanSession(send, session_id="s", client_capabilities={"plan": {}})
     meta = {"llm_plans": {"activeForm": "Reading"}, "tags": ["a"]}
     step = {"content": "Read", "status": "in_progress", "_meta": meta}
-    await session.call("create_plan", {"type": "items", "id": "p", "entries": [step]})
+    # (`_meta["llm_plans"]` is the session's: a snapshot brings it, no model's call may)
+    items = {"type": "items", "id": "p", "entries": [step]}
+    assert session.restore({"version": 1, "next_number": 1, "plans": [items]}) == []
     await session.call("create_plan", {"type": "markdown", "id": "m", "content": "# M"})
     snapshot = json.dumps(session.snapshot())
     plans = session.plans

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from node_tools import validate_published
 from spec_shapes import check
 
-from llm_plans import Limits, PlanSession, WireForm
-from llm_plans._book import Stored
+from llm_plans import ConfigurationError, Limits, PlanSession, WireForm
+from llm_plans._book import Stored, extra_of
 from llm_plans._legacy import Flattener, read_plan_file
 from llm_plans._outbox import Outbox
 from llm_plans._wire import shown_entries
@@ -85,8 +85,12 @@ async def run_every_kind(form: str, tmp_path: Path) -> list[dict[str, Any]]:
     plan_file.write_text("- [ ] one\n- [x] two\n")
     send = RecordingSend()
     s = session(form, send, workspace=tmp_path)
+    # The first plan keeps what only the session writes (`_meta["llm_plans"]`): a snapshot
+    # brings it, shown by `replay()`, as no model's call may set it.
+    main = {"type": "items", "id": "main", "entries": ALL_STATUSES}
+    assert s.restore({"version": 1, "next_number": 1, "last_task": 2, "plans": [main]}) == []
+    await s.replay()
     calls: list[tuple[str, dict[str, Any]]] = [
-        ("create_plan", {"type": "items", "id": "main", "entries": ALL_STATUSES}),
         ("create_plan", {"type": "markdown", "id": "notes", "content": STEPS_MD}),
         ("create_plan", {"type": "file", "id": "design", "uri": str(plan_file)}),
         ("update_plan", {"id": "main", "changes": [{"step": 4, "status": "cancelled"}]}),
@@ -251,8 +255,20 @@ async def test_every_form_shows_cancelled_and_active_form_by_its_rules(
 ) -> None:
     send = RecordingSend()
     s = session(form, send)
-    result = await s.call("create_plan", {"type": "items", "id": "p", "entries": steps})
-    assert result.ok, result.content
+    # What only the session writes (`_meta["llm_plans"]`) comes from a snapshot, which holds
+    # it to its field's rules: an activeForm that is no text is refused there.
+    snapshot = {
+        "version": 1,
+        "next_number": 1,
+        "plans": [{"type": "items", "id": "p", "entries": steps}],
+    }
+    if any(not isinstance(extra_of(e).get("activeForm", ""), str) for e in steps):
+        with pytest.raises(ConfigurationError, match=r"_meta\.llm_plans\.activeForm"):
+            s.restore(snapshot)
+        assert (s.plans, send.sent) == ({}, [])
+        return
+    assert s.restore(snapshot) == []
+    await s.replay()
     stored = [
         {"content": e.content, "priority": e.priority, "status": e.status}
         | ({} if e.meta is None else {"_meta": e.meta})

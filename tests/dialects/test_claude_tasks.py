@@ -971,7 +971,7 @@ async def test_items_another_tool_wrote_are_numbered_by_the_next_task_change() -
     assert plans.snapshot()["last_task"] == 4
 
 
-async def test_a_restored_list_with_odd_task_data_is_read_safely() -> None:
+async def test_a_restored_list_with_odd_task_data_is_refused_key_by_key() -> None:
     def item(content: str, kept: Any) -> dict[str, Any]:
         meta = {"llm_plans": kept}
         return {"content": content, "priority": "medium", "status": "pending", "_meta": meta}
@@ -980,27 +980,32 @@ async def test_a_restored_list_with_odd_task_data_is_read_safely() -> None:
         item("A", {"taskId": "1", "blockedBy": "2", "metadata": "m", "owner": 5}),
         item("Copy of A", {"taskId": "1"}),
         item("Padded", {"taskId": "007", "blocks": [2, None, "1"]}),
+        item("Forged", {"taskId": "9" * 64}),
     ]
-    plans, _ = session()
-    plans.restore(
-        {
-            "version": 1,
-            "next_number": 1,
-            "plans": [{"type": "items", "id": "main", "entries": entries}],
-        }
+    main = {"type": "items", "id": "main", "entries": entries}
+    saved = {"version": 1, "next_number": 1, "last_task": 1, "plans": [main]}
+    plans, send = session()
+    [skipped] = plans.restore(saved, partial=True)
+    assert skipped.reason.split(". entries") == snapshot(
+        [
+            'entries[0]._meta.llm_plans.blockedBy: sent "2"; must be a list of task numbers',
+            '[0]._meta.llm_plans.metadata: sent "m"; must be a JSON object',
+            "[0]._meta.llm_plans.owner: sent 5; must be a string",
+            '[1]._meta.llm_plans.taskId: sent "1"; entries[0] has this task number; a number '
+            "names one task of a list",
+            '[2]._meta.llm_plans.taskId: sent "007"; must be a task number: decimal digits such '
+            'as "4", no leading zero',
+            '[2]._meta.llm_plans.blocks: sent [2, null, "1"]; 2 in it: must be a task number: '
+            'decimal digits such as "4", no leading zero',
+            '[3]._meta.llm_plans.taskId: sent "9999999999999999999999999999999999999999999999'
+            '999999999999999999"; the session issued task numbers up to 1 (last_task); this '
+            "is higher.",
+        ]
     )
-    assert (await plans.call("TaskList", {})).content == snapshot("""\
-#1 [pending] A
-- [pending] Copy of A (no task number yet)
-- [pending] Padded (no task number yet)\
-""")
-    result = await plans.call("TaskUpdate", {"taskId": "1", "metadata": {"k": 1}, "addBlocks": []})
-    assert result.ok, result.content
-    assert (await plans.call("TaskList", {})).content == snapshot("""\
-#1 [pending] A
-#2 [pending] Copy of A
-#3 [pending] Padded\
-""")
+    assert (plans.plans, send.sent) == ({}, [])
+    assert (await plans.call("TaskCreate", {"subject": "B", "description": ""})).content == (
+        "Task #2 created successfully: B"
+    )
 
 
 async def test_a_mirrors_number_is_kept_when_other_items_are_numbered_with_it() -> None:

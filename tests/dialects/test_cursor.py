@@ -496,12 +496,11 @@ async def test_an_update_keeps_priority_and_meta_and_drops_what_no_longer_holds(
 async def test_another_dialects_status_stays_until_the_status_changes() -> None:
     """A blocked todo (pending in ACP, `blocked` kept in `_meta`) that a merge sends as
     pending again is still blocked; sent in progress, it is not any more."""
-    ours = PlanSession(RecordingSend(), session_id="s")
     blocked = {"llm_plans": {"id": "w", "status": "blocked"}}
     entries = [{"content": "Wait for CI", "status": "pending", "_meta": blocked}]
-    await ours.call("create_plan", {"type": "items", "id": "main", "entries": entries})
     plans, _ = session("cursor")
-    assert plans.restore(ours.snapshot()) == []
+    items = {"type": "items", "id": "main", "entries": entries}
+    assert plans.restore({"version": 1, "next_number": 1, "plans": [items]}) == []
     assert (
         await plans.call("todo_write", {"merge": True, "todos": [todo("w", status="pending")]})
     ).ok

@@ -148,15 +148,17 @@ def build(
                 )
                 if problem is not None:
                     problems.append(problem)
-        problems += [
-            Problem(f"entries[{index}]._meta", _NOT_FINITE)
-            for index, e in enumerate(raw)
-            if "_meta" in e and not finite(e["_meta"])
-        ]
-        if kept_by == "model":
-            problems += _kept.refused(raw)
-        elif kept_by == "snapshot":
-            problems += _kept.problems(raw, limits, last_task)
+        metas = [(index, e["_meta"]) for index, e in enumerate(raw) if "_meta" in e]
+        if metas:  # (entries without `_meta` cost the one pass above, as ever)
+            problems += [
+                Problem(f"entries[{index}]._meta", _NOT_FINITE)
+                for index, meta in metas
+                if not finite(meta)
+            ]
+            if kept_by == "model":
+                problems += _kept.refused(metas)
+            elif kept_by == "snapshot":
+                problems += _kept.problems(raw, limits, last_task)
         if problems:
             return None
         entries = [

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ._book import META_KEY, Json
@@ -23,12 +23,13 @@ OWN_STATUSES = frozenset({"blocked"})
 """The dialects' own status words an entry keeps beside ACP's status (`blocked`: pending)."""
 
 
-def refused(entries: Sequence[Json]) -> list[Problem]:
-    """A problem for each of a model's entries that sets `_meta["llm_plans"]`."""
+def refused(metas: Iterable[tuple[int, Any]]) -> list[Problem]:
+    """A problem for each of a model's entries that sets `_meta["llm_plans"]`, given the
+    `_meta` of each entry that has one, by its index."""
     return [
-        Problem(f"entries[{index}]._meta.{META_KEY}", KEPT_BY_SESSION, e["_meta"][META_KEY])
-        for index, e in enumerate(entries)
-        if isinstance(e.get("_meta"), Mapping) and META_KEY in e["_meta"]
+        Problem(f"entries[{index}]._meta.{META_KEY}", KEPT_BY_SESSION, meta[META_KEY])
+        for index, meta in metas
+        if isinstance(meta, Mapping) and META_KEY in meta
     ]
 
 
@@ -95,10 +96,18 @@ def _todo_id(value: Any, limits: Limits, last_task: int) -> str | None:
 def _task_number(value: Any, limits: Limits, last_task: int) -> str | None:
     if not isinstance(value, str) or not _NUMBER.fullmatch(value):
         return 'must be a task number: decimal digits such as "4", no leading zero.'
-    # Compared by length first: int() of thousands of digits is refused (and slow).
-    if len(value) > len(str(last_task)) or int(value) > last_task:
-        return f"the session issued task numbers up to {last_task} (last_task); this is higher."
+    # Measured first: last_task is below 10**max_id_length, and int() of thousands of digits
+    # is slow (past 4,300, refused).
+    if len(value) > limits.max_id_length or _higher(value, last_task):
+        return "higher than every task number the session issued (its last_task)."
     return None
+
+
+def _higher(digits: str, last_task: int) -> bool:
+    try:
+        return int(digits) > last_task
+    except ValueError:  # more digits than Python reads (a max_id_length in the thousands)
+        return True
 
 
 def _task_numbers(value: Any, limits: Limits, last_task: int) -> str | None:

@@ -20,7 +20,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from inline_snapshot import snapshot
 from strategies import fragments
 
-from llm_plans import ConfigurationError, PlanSession, ToolResult
+from llm_plans import ConfigurationError, Limits, PlanSession, ToolResult
 from llm_plans.testing import RecordingSend
 
 KEY = "llm_plans"
@@ -320,6 +320,16 @@ async def test_a_snapshot_whose_kept_keys_break_their_rules_is_refused(
     # and the session goes on numbering past what was issued
     result = await plans.call("TaskCreate", {"subject": "E", "description": ""})
     assert result.content == "Task #5 created successfully: E"
+
+
+def test_task_numbers_past_what_python_reads_are_refused_not_raised() -> None:
+    # A max_id_length in the thousands: int() refuses text of more than 4,300 digits.
+    plans, _ = session(dialects=["claude_tasks"], limits=Limits(max_id_length=5_000))
+    entry = {"content": "A", "_meta": {KEY: {"taskId": "1" * 4_400}}}
+    main = {"type": "items", "id": "main", "entries": [entry]}
+    saved = {"version": 1, "next_number": 1, "last_task": 10**4_400, "plans": [main]}
+    [skipped] = plans.restore(saved, partial=True)
+    assert "higher than every task number the session issued" in skipped.reason
 
 
 async def test_an_honest_snapshot_restores_whole() -> None:

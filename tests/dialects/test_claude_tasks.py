@@ -998,8 +998,8 @@ async def test_a_restored_list_with_odd_task_data_is_refused_key_by_key() -> Non
             '[2]._meta.llm_plans.blocks: sent [2, null, "1"]; 2 in it: must be a task number: '
             'decimal digits such as "4", no leading zero',
             '[3]._meta.llm_plans.taskId: sent "9999999999999999999999999999999999999999999999'
-            '999999999999999999"; the session issued task numbers up to 1 (last_task); this '
-            "is higher.",
+            '999999999999999999"; higher than every task number the session issued (its '
+            "last_task).",
         ]
     )
     assert (plans.plans, send.sent) == ({}, [])

@@ -12,7 +12,9 @@ cannot carry is kept under `_meta["llm_plans"]`: `taskId`, `description`, `activ
 calls into a session): the number Claude Code issued, so that both name the task alike. The
 task gets it when it is a task number (decimal digits, at most 9) that no task in the list
 has; numbers issued afterwards are higher. A model's call naming one is refused (numbers are
-ours to issue, never reused).
+ours to issue, never reused), as is a `create_plan` or `update_plan` entry that sets
+`_meta["llm_plans"]`; a restored snapshot's numbers are unique in their list and at most its
+`last_task` (`_kept`).
 
 Entries another tool wrote (a `TodoWrite` list, `create_plan` steps) carry no number. Reads
 show them without one; the next Task* write numbers them, in list order, and records those

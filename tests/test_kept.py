@@ -24,7 +24,7 @@ from llm_plans import ConfigurationError, Limits, PlanSession, ToolResult
 from llm_plans.testing import RecordingSend
 
 KEY = "llm_plans"
-FORMS = ["schema", "legacy", "v2", "v2-unstable"]
+FORMS = ["schema", "legacy", "documents", "v2"]
 
 json_values = st.recursive(
     st.none()

@@ -143,7 +143,7 @@ class Flattener:
             cached = self._cache.get(plan.id)
             if cached is not None and cached.key is plan:
                 return cached.entries
-            entries = shown_entries(plan, WireForm.LEGACY)
+            entries = shown_entries(plan, WireForm.LEGACY, self._limits.max_entry_chars)
             if entries is not plan.entries:  # rendered (a cancelled step, an activeForm)
                 self._cache[plan.id] = _Cached(plan, entries)
             return entries
@@ -154,6 +154,11 @@ class Flattener:
         entries = self._flatten(plan, key)
         self._cache[plan.id] = _Cached(key, entries)
         return entries
+
+    @property
+    def max_chars(self) -> int:
+        """The most characters a step's text shows with (`Limits.max_entry_chars`)."""
+        return self._limits.max_entry_chars
 
     def document(self, plan: Stored) -> Document:
         """A file plan as the stable forms send it: its file's whole text (or the line the

@@ -106,6 +106,7 @@ class Outbox:
         # The stable forms send a file plan as its file's text: each change reads it again.
         self._reads_files = form in (WireForm.SCHEMA, WireForm.V2)
         self._flattener = flattener
+        self._max_chars = flattener.max_chars
         self._held: dict[str, object] = {}  # plan id -> the Stored plan (or _REMOVED) last sent
         self._stale: dict[str, None] = {}  # plan ids whose last notification did not arrive
         self._legacy_held: list[Json] | None = None
@@ -196,7 +197,7 @@ class Outbox:
             self._flattener.retain([*plans, *(previews or ())])
         if _same(self._held.get(plan_id), plan):
             return _nothing_sent()  # the client holds exactly this
-        update = _wire.plan_update(self._form, plan)
+        update = _wire.plan_update(self._form, plan, None, self._max_chars)
         if gate is not None and not gate.passes(self._session_id, [update]):
             return _nothing_sent()
         self._held[plan_id] = plan
@@ -232,7 +233,8 @@ class Outbox:
                 updates.append((plan_id, _wire.plan_removed(self._form, plan_id)))
             else:
                 document = view.document if isinstance(view, _Read) else None
-                updates.append((plan_id, _wire.plan_update(self._form, plan, document)))
+                update = _wire.plan_update(self._form, plan, document, self._max_chars)
+                updates.append((plan_id, update))
             if gate is not None:
                 noted[plan_id] = self._held.get(plan_id)
             self._held[plan_id] = view if view is not None else _REMOVED

@@ -108,8 +108,8 @@ class PlanSession:
             )
         self.session_id = session_id
         # Read once here: a child session is made with the same (an iterator reads once).
-        tool_prefixes = tool_prefixes if isinstance(tool_prefixes, str) else tuple(tool_prefixes)
-        dialects = dialects if isinstance(dialects, str) else tuple(dialects)
+        tool_prefixes = _read_once(tool_prefixes)
+        dialects = _read_once(dialects)
         wire_form = (
             _wire.form_for(client_capabilities, protocol_version)
             if form is None
@@ -786,6 +786,14 @@ def _loaded(snapshot: Mapping[str, Any], rules: Rules, session_id: str) -> _Fami
 # A snapshot is data from outside: a thousand closed children is as many as a session is
 # ever asked to keep (each open one is bounded by MAX_OPEN).
 _MAX_SNAPSHOT_CHILDREN = 1000
+
+
+def _read_once(values: Any) -> Any:
+    """`values` as a tuple when it is an iterator or other iterable (text and anything else
+    as it is, for the checks that follow to refuse)."""
+    if isinstance(values, str) or not isinstance(values, Iterable):
+        return values
+    return tuple(values)
 
 
 def _check_list_id(list_id: object, limits: Limits) -> None:

@@ -17,6 +17,9 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from ._book import CONTENT, PRIORITY, STATUS, Stored, extra_of
 from ._errors import ConfigurationError
+from ._limits import Limits
+
+DEFAULT_ENTRY_CHARS = Limits().max_entry_chars
 
 Json = dict[str, Any]
 
@@ -47,6 +50,20 @@ V1_FORMS = (WireForm.DOCUMENTS, WireForm.SCHEMA, WireForm.LEGACY)
 
 CANCELLED_PREFIX = "Cancelled: "
 """What a cancelled step's content starts with in the v1 forms, where it shows as completed."""
+
+
+def as_read(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """A step as a client reads it back: a v1 `completed` step whose content starts with
+    `Cancelled: ` is cancelled (its content without the prefix); any other as it is. So a
+    step whose own text starts so reads as cancelled too."""
+    content = entry.get("content")
+    if (
+        entry.get("status") == "completed"
+        and isinstance(content, str)
+        and content.startswith(CANCELLED_PREFIX)
+    ):
+        return {**entry, "content": content[len(CANCELLED_PREFIX) :], "status": "cancelled"}
+    return dict(entry)
 
 
 @runtime_checkable
@@ -137,14 +154,18 @@ def _as_dict(capabilities: Any) -> Mapping[str, Any]:
     )
 
 
-def shown_entries(plan: Stored, form: WireForm) -> tuple[Json, ...]:
+def shown_entries(
+    plan: Stored, form: WireForm, max_chars: int = DEFAULT_ENTRY_CHARS
+) -> tuple[Json, ...]:
     """An items plan's entries as a client of `form` shows them.
 
     In every form a step in progress whose `_meta["llm_plans"]["activeForm"]` is a non-empty
     string (Claude's wording of a step while it runs) shows that text. In the v1 forms, which
     have no `cancelled`, a cancelled step keeps its place as completed with its content
-    prefixed `Cancelled: `, so it reads neither as done nor as still to do. `_meta` goes out
-    unchanged. A plan that needs neither (the usual case) sends its stored entries as they are.
+    prefixed `Cancelled: `, so it reads neither as done nor as still to do; its text is cut so
+    that prefix and text together are at most `max_chars` (a client's entry limit). `_meta`
+    goes out unchanged. A plan that needs neither (the usual case) sends its stored entries as
+    they are.
     """
     cancelled = form in V1_FORMS and plan.status_counts()["cancelled"] > 0
     active = _active_steps(plan)
@@ -160,6 +181,8 @@ def shown_entries(plan: Stored, form: WireForm) -> tuple[Json, ...]:
                 content = entry["content"]
                 if not content.startswith(CANCELLED_PREFIX):  # a step that already says so
                     content = CANCELLED_PREFIX + content
+                if len(content) > max_chars:
+                    content = content[: max_chars - 3] + "..."
                 shown[step] = {**entry, "content": content, "status": "completed"}
     return tuple(shown)
 
@@ -186,14 +209,19 @@ class Document(NamedTuple):
     """The file's absolute path (the plan's `file:` URI, percent-decoded)."""
 
 
-def plan_update(form: WireForm, plan: Stored, document: Document | None = None) -> Json:
+def plan_update(
+    form: WireForm,
+    plan: Stored,
+    document: Document | None = None,
+    max_chars: int = DEFAULT_ENTRY_CHARS,
+) -> Json:
     """A `plan_update` carrying the complete plan.
 
     In the stable forms (`schema`, `v2`) a file plan goes as the markdown plan `document`
     (which the caller's `Flattener` reads); the spec documents' form sends its `uri`."""
     body: Json = {"type": plan.type, _id_key(form): plan.id}
     if plan.type == "items":
-        body["entries"] = list(shown_entries(plan, form))
+        body["entries"] = list(shown_entries(plan, form, max_chars))
     elif plan.type == "markdown":
         body["content"] = plan.content
     elif form is WireForm.DOCUMENTS:

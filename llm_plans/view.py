@@ -4,9 +4,11 @@ and changes made visible: steps just added are marked, steps just dropped and pl
 removed stay on screen for a moment, struck through, instead of silently vanishing.
 
 Feed it every `session/update` params dict the agent sends (any wire form: the legacy list,
-the stable `plan_update` / `plan_removed` of v1 and v2, the spec documents' draft);
-it keeps the active plans and renders them as panels. The board is itself a rich renderable,
-so a `rich.live.Live(board)` redraws it as the marks expire.
+the stable `plan_update` / `plan_removed` of v1 and v2, the spec documents' draft, and
+`subagent_update`s); it keeps the active plans of every session, a subagent's child session
+apart from its parent's, and renders them as panels. A v1 step that reads as cancelled
+(`completed`, its text starting with `Cancelled: `) shows as cancelled. The board is itself a
+rich renderable, so a `rich.live.Live(board)` redraws it as the marks expire.
 
 Example:
     board = PlanBoard()
@@ -16,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -25,6 +28,8 @@ from rich.console import Group, RenderableType
 from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.text import Text
+
+from ._wire import as_read
 
 _ICONS = {"completed": "✔", "in_progress": "▶", "pending": "○", "cancelled": "✘"}
 _DROPPED_ICON = "✗"
@@ -52,6 +57,11 @@ class ShownPlan:
     """Entries the previous version had and this one does not."""
     removed: bool = False
     """The agent removed the whole plan; it is shown as removed for a moment."""
+    session_id: str | None = None
+    """The session it belongs to, when the notification named one."""
+    owner: str = ""
+    """The subagent it is a plan of (its title, else its session id); empty for the main
+    session's plans."""
 
     @property
     def progress(self) -> str:
@@ -61,7 +71,16 @@ class ShownPlan:
 
     def settled(self) -> ShownPlan:
         """The same plan without its change marks."""
-        return ShownPlan(self.id, self.type, self.entries, self.content, self.uri, self.path)
+        return ShownPlan(
+            self.id,
+            self.type,
+            self.entries,
+            self.content,
+            self.uri,
+            self.path,
+            session_id=self.session_id,
+            owner=self.owner,
+        )
 
 
 def _diff(before: ShownPlan | None, after: ShownPlan) -> ShownPlan:
@@ -75,60 +94,79 @@ def _diff(before: ShownPlan | None, after: ShownPlan) -> ShownPlan:
     return after
 
 
+Key = tuple[str | None, str]
+"""A plan on the board: the session it belongs to (None when the notification named none)
+and its id there."""
+
+
 class PlanBoard:
     """The plans a client shows, updated from `session/update` notifications."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self.plans: dict[str, ShownPlan] = {}
-        """The active plans, by id."""
+        self.plans: dict[Key, ShownPlan] = {}
+        """The active plans, by session and plan id: a subagent's plan never overwrites its
+        parent's of the same id."""
+        self.subagents: dict[str, str] = {}
+        """Each announced subagent session's title (its id when it has none)."""
         self._clock = clock
-        self._removed: dict[str, ShownPlan] = {}
-        self._marked_at: dict[str, float] = {}
-        self._created_at: dict[str, float] = {}
+        self._removed: dict[Key, ShownPlan] = {}
+        self._marked_at: dict[Key, float] = {}
+        self._created_at: dict[Key, float] = {}
 
     def apply(self, params: Mapping[str, Any]) -> ShownPlan | str | None:
         """Take one notification; the plan it changed, the id it removed, or None."""
         update = params.get("update", params)
+        session = params.get("sessionId") if "update" in params else None
+        session = session if isinstance(session, str) else None
         kind = update.get("sessionUpdate")
+        if kind == "subagent_update":
+            child = update.get("sessionId")
+            if isinstance(child, str):
+                title = update.get("title", self.subagents.get(child))
+                self.subagents[child] = title if isinstance(title, str) and title else child
+            return None
+        owner = self.subagents.get(session, "") if session is not None else ""
         if kind == "plan":
-            plan = ShownPlan(_LEGACY_ID, "items", list(update.get("entries", [])))
-            return self._show(plan) if plan.entries else self._remove(_LEGACY_ID)
+            entries = [as_read(e) for e in update.get("entries", [])]
+            plan = ShownPlan(_LEGACY_ID, "items", entries, session_id=session, owner=owner)
+            return self._show(plan) if plan.entries else self._remove((session, _LEGACY_ID))
         if kind == "plan_update":
             body = update["plan"]
             plan = ShownPlan(
                 str(body.get("id", body.get("planId"))),
                 body["type"],
-                list(body.get("entries", [])),
+                [as_read(e) for e in body.get("entries", [])],
                 body.get("content", ""),
                 body.get("uri", ""),
                 body.get("path", ""),
+                session_id=session,
+                owner=owner,
             )
             return self._show(plan)
         if kind == "plan_removed":
-            return self._remove(str(update.get("id", update.get("planId"))))
+            return self._remove((session, str(update.get("id", update.get("planId")))))
         return None
 
     def _show(self, plan: ShownPlan) -> ShownPlan:
         now = self._clock()
-        self._removed.pop(plan.id, None)
-        if plan.id not in self.plans:
-            self._created_at[plan.id] = now
-        plan = _diff(self.plans.get(plan.id), plan)
-        if now - self._created_at[plan.id] < MARK_SECONDS:
+        key = (plan.session_id, plan.id)
+        self._removed.pop(key, None)
+        if key not in self.plans:
+            self._created_at[key] = now
+        plan = _diff(self.plans.get(key), plan)
+        if now - self._created_at[key] < MARK_SECONDS:
             plan.added = set()  # a plan still being written: every step is new, none stands out
-        self.plans[plan.id] = plan
-        self._marked_at[plan.id] = now
+        self.plans[key] = plan
+        self._marked_at[key] = now
         return plan
 
-    def _remove(self, plan_id: str) -> str:
-        gone = self.plans.pop(plan_id, None)
-        self._created_at.pop(plan_id, None)
+    def _remove(self, key: Key) -> str:
+        gone = self.plans.pop(key, None)
+        self._created_at.pop(key, None)
         if gone is not None:
-            self._removed[plan_id] = ShownPlan(
-                gone.id, gone.type, gone.entries, gone.content, gone.uri, gone.path, removed=True
-            )
-            self._marked_at[plan_id] = self._clock()
-        return plan_id
+            self._removed[key] = dataclasses.replace(gone.settled(), removed=True)
+            self._marked_at[key] = self._clock()
+        return key[1]
 
     def settle(self) -> None:
         """Drop every change mark now, as if MARK_SECONDS had passed."""
@@ -141,11 +179,12 @@ class PlanBoard:
         plans removed in the last MARK_SECONDS."""
         now = self._clock()
 
-        def fresh(plan_id: str) -> bool:
-            return now - self._marked_at.get(plan_id, float("-inf")) < MARK_SECONDS
+        def fresh(plan: ShownPlan) -> bool:
+            marked = self._marked_at.get((plan.session_id, plan.id), float("-inf"))
+            return now - marked < MARK_SECONDS
 
-        active = [p if fresh(p.id) else p.settled() for p in self.plans.values()]
-        return active + [p for p in self._removed.values() if fresh(p.id)]
+        active = [p if fresh(p) else p.settled() for p in self.plans.values()]
+        return active + [p for p in self._removed.values() if fresh(p)]
 
     def render(self) -> RenderableType:
         """Every plan on screen as its own panel."""
@@ -162,16 +201,17 @@ def panel(plan: ShownPlan) -> Panel:
     """One plan as a rich panel; a removed plan is dimmed and titled as removed."""
     # Titles are Text, not str: a str title is read as rich markup, where the valid id `[/]`
     # raises and `[red]x` would be styled rather than shown.
+    where = f"{plan.owner} / " if plan.owner else ""
     if plan.type == "items":
-        title = Text(f"{plan.id} · {plan.progress}")
+        title = Text(f"{where}{plan.id} · {plan.progress}")
         lines = [entry_line(e, new=i in plan.added) for i, e in enumerate(plan.entries)]
         lines += [dropped_line(e) for e in plan.dropped]
         body: RenderableType = Group(*lines)
     elif plan.type == "markdown":
-        title = Text(f"{plan.id} · markdown" + (f" · {plan.path}" if plan.path else ""))
+        title = Text(f"{where}{plan.id} · markdown" + (f" · {plan.path}" if plan.path else ""))
         body = Markdown(plan.content)
     else:
-        title = Text(f"{plan.id} · file")
+        title = Text(f"{where}{plan.id} · file")
         body = Text(plan.uri.removeprefix("file://"), style="underline")
     if plan.removed:
         return Panel(
@@ -211,10 +251,11 @@ def dropped_line(entry: Mapping[str, Any]) -> Text:
 
 def plain(plan: ShownPlan) -> str:
     """A plan as plain text, for output that is not a terminal, with its change marks."""
+    name = f"{plan.owner} / {plan.id}" if plan.owner else plan.id
     if plan.removed:
-        return f"[{plan.id}] removed"
+        return f"[{name}] removed"
     if plan.type == "items":
-        lines = [f"[{plan.id}] {plan.progress} done"]
+        lines = [f"[{name}] {plan.progress} done"]
         for i, entry in enumerate(plan.entries):
             status = str(entry.get("status", "pending"))
             priority = entry.get("priority", "medium")
@@ -226,5 +267,5 @@ def plain(plan: ShownPlan) -> str:
     if plan.type == "markdown":
         body = "\n".join(f"  {line}" for line in plan.content.splitlines())
         where = f" {plan.path}" if plan.path else ""
-        return f"[{plan.id}] markdown{where}\n{body}"
-    return f"[{plan.id}] file {plan.uri}"
+        return f"[{name}] markdown{where}\n{body}"
+    return f"[{name}] file {plan.uri}"

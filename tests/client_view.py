@@ -17,7 +17,9 @@ from urllib.parse import unquote, urlsplit
 
 from spec_shapes import check
 
-from llm_plans import FilePlan, ItemsPlan, MarkdownPlan, PlanEntry, WireForm
+from llm_plans import FilePlan, ItemsPlan, Limits, MarkdownPlan, PlanEntry, WireForm
+
+MAX_ENTRY_CHARS = Limits().max_entry_chars  # every session here has the default
 
 ID_KEY = {"documents": "id", "schema": "planId", "v2": "planId"}
 V1 = ("documents", "schema", "legacy")
@@ -95,6 +97,8 @@ def shown_entry(entry: PlanEntry, form: str) -> dict[str, str]:
     if status == "cancelled" and form in V1:
         prefix = "" if content.startswith("Cancelled: ") else "Cancelled: "
         content, status = prefix + content, "completed"
+        if len(content) > MAX_ENTRY_CHARS:  # the prefix counts toward the entry limit
+            content = content[: MAX_ENTRY_CHARS - 3] + "..."
     return {"content": content, "priority": entry.priority, "status": status}
 
 

@@ -47,10 +47,12 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 from strategies import as_sent, create_args, fragments, remove_args, strictly_json, update_args
 
-from llm_plans import ConfigurationError, PlanSession, StreamError, ToolResult
+from llm_plans import ConfigurationError, Limits, PlanSession, StreamError, ToolResult
 from llm_plans._dialects import DIALECTS, OURS
 from llm_plans._dialects import tools_of as session_tools
 from llm_plans.testing import RecordingSend
+
+MAX_ENTRY_CHARS = Limits().max_entry_chars  # every session here has the default
 
 T = TypeVar("T")
 
@@ -117,6 +119,8 @@ def rendered(entry: Mapping[str, Any], form: str) -> dict[str, Any]:
     if status == "cancelled" and form in V1:
         prefix = "" if content.startswith("Cancelled: ") else "Cancelled: "
         content, status = prefix + content, "completed"
+        if len(content) > MAX_ENTRY_CHARS:  # the prefix counts toward the entry limit
+            content = content[: MAX_ENTRY_CHARS - 3] + "..."
     out = {"content": content, "priority": entry["priority"], "status": status}
     if meta is not None:
         out["_meta"] = meta

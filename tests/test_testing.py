@@ -166,3 +166,33 @@ def test_client_view_reads_the_stable_forms_and_the_draft() -> None:
         "a": {"id": "a", "type": "markdown", "content": "# A", "path": "/w/a.md"},
         "b": {"id": "b", "type": "file", "uri": "file:///b"},
     }
+
+
+def test_client_view_of_whole_notifications_keeps_each_session_apart() -> None:
+    items = {"type": "items", "planId": "plan-1", "entries": []}
+    sent = [
+        {"sessionId": "parent", "update": {"sessionUpdate": "plan_update", "plan": items}},
+        {
+            "sessionId": "parent",
+            "update": {"sessionUpdate": "subagent_update", "sessionId": "child"},
+        },
+        {"sessionId": "child", "update": {"sessionUpdate": "plan_update", "plan": items}},
+    ]
+    assert client_view(sent) == {
+        "parent": {"plan-1": {"id": "plan-1", "type": "items", "entries": []}},
+        "child": {"plan-1": {"id": "plan-1", "type": "items", "entries": []}},
+    }
+
+
+def test_client_view_reads_a_v1_cancelled_step_as_cancelled() -> None:
+    entries = [
+        {"content": "Cancelled: Try the old parser", "priority": "low", "status": "completed"},
+        {"content": "Cancelled: but pending", "priority": "low", "status": "pending"},
+    ]
+    update = {
+        "sessionUpdate": "plan_update",
+        "plan": {"type": "items", "id": "p", "entries": entries},
+    }
+    [first, second] = client_view([update])["p"]["entries"]
+    assert first == {"content": "Try the old parser", "priority": "low", "status": "cancelled"}
+    assert second == entries[1]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
@@ -64,7 +67,7 @@ def test_plans_by_id_in_both_id_forms_and_removal() -> None:
         )
         == "notes"
     )
-    assert list(board.plans) == ["work", "doc"]
+    assert list(board.plans) == [("s", "work"), ("s", "doc")]
 
 
 def test_a_stable_markdown_plan_shows_its_path_and_v2_removes_it() -> None:
@@ -96,7 +99,7 @@ def test_legacy_list_and_plain_text() -> None:
     board = PlanBoard()
     shown = board.apply({"sessionUpdate": "plan", "entries": ENTRIES})
     assert shown is not None
-    assert plain(board.plans["plan"]) == (
+    assert plain(board.plans[(None, "plan")]) == (
         "[plan] 1/3 done\n  ✔ Read (high)\n  ▶ Write\n  ○ Test (low)"
     )
     board.apply({"sessionUpdate": "plan", "entries": []})
@@ -127,7 +130,7 @@ def test_a_removed_plan_stays_visible_as_removed_for_a_moment() -> None:
     board.apply(items("notes", "Idea"))
     clock.now += 10
     assert board.apply({"sessionUpdate": "plan_removed", "planId": "notes"}) == "notes"
-    assert list(board.plans) == ["work"]
+    assert list(board.plans) == [(None, "work")]
     text = rendered(board)
     assert "notes · 0/1 · removed" in text
     assert [p.id for p in board.shown()] == ["work", "notes"]
@@ -228,3 +231,47 @@ def test_a_cancelled_step_has_its_own_mark_and_leaves_the_count() -> None:
     [plan] = board.shown()
     assert plan.progress == "1/2"
     assert entry_line(plan.entries[1]).plain == "✘ Skip"
+
+
+@pytest.mark.parametrize("legacy", [True, False])
+def test_a_v1_cancelled_step_reads_as_cancelled(legacy: bool) -> None:
+    """v1 shows a cancelled step as completed with `Cancelled: ` before its text: the board
+    reads it back as cancelled, in the legacy list and in a plan_update alike."""
+    entries = [
+        {"content": "Write", "priority": "medium", "status": "completed"},
+        {"content": "Cancelled: Skip", "priority": "medium", "status": "completed"},
+    ]
+    update: dict[str, Any] = (
+        {"sessionUpdate": "plan", "entries": entries}
+        if legacy
+        else {
+            "sessionUpdate": "plan_update",
+            "plan": {"type": "items", "planId": "p", "entries": entries},
+        }
+    )
+    board = PlanBoard()
+    board.apply({"sessionId": "s", "update": update})
+    [shown] = board.shown()
+    assert shown.progress == "1/1"
+    assert entry_line(shown.entries[1]).plain == "✘ Skip"
+    assert plain(shown).endswith("✘ Skip")
+
+
+def test_a_subagents_plan_never_overwrites_its_parents() -> None:
+    board = PlanBoard()
+    items = {"type": "items", "planId": "plan-1", "entries": ENTRIES}
+    board.apply({"sessionId": "s", "update": {"sessionUpdate": "plan_update", "plan": items}})
+    announce = {"sessionUpdate": "subagent_update", "sessionId": "child", "title": "Explorer"}
+    assert board.apply({"sessionId": "s", "update": announce}) is None
+    child_plan = {**items, "entries": ENTRIES[:1]}
+    board.apply(
+        {"sessionId": "child", "update": {"sessionUpdate": "plan_update", "plan": child_plan}}
+    )
+    assert list(board.plans) == [("s", "plan-1"), ("child", "plan-1")]
+    assert board.plans[("s", "plan-1")].entries == ENTRIES
+    text = rendered(board)
+    assert "Explorer / plan-1 · 1/1" in text
+    assert "plan-1 · 1/3" in text
+    removal = {"sessionUpdate": "plan_removed", "planId": "plan-1"}
+    board.apply({"sessionId": "child", "update": removal})
+    assert list(board.plans) == [("s", "plan-1")]

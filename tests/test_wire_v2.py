@@ -27,6 +27,8 @@ from llm_plans._outbox import Outbox
 from llm_plans._wire import shown_entries
 from llm_plans.testing import RecordingSend
 
+MAX_ENTRY_CHARS = Limits().max_entry_chars  # every session here has the default
+
 FORMS = ("documents", "schema", "legacy", "v2")
 V1 = ("documents", "schema", "legacy")
 STATUSES = ("pending", "in_progress", "completed", "cancelled")
@@ -58,6 +60,8 @@ def oracle(form: str, entry: dict[str, Any]) -> dict[str, Any]:
     if status == "cancelled" and form in V1:
         prefix = "" if content.startswith("Cancelled: ") else "Cancelled: "
         content, status = prefix + content, "completed"
+        if len(content) > MAX_ENTRY_CHARS:  # the prefix counts toward the entry limit
+            content = content[: MAX_ENTRY_CHARS - 3] + "..."
     shown = {"content": content, "priority": entry["priority"], "status": status}
     if meta is not None:
         shown["_meta"] = meta
@@ -354,3 +358,27 @@ async def test_a_cancelled_step_that_already_says_so_is_not_prefixed_twice() -> 
     assert (await session.call("create_plan", {"type": "items", "entries": [entry]})).ok
     [shown] = send.updates[-1]["plan"]["entries"]
     assert (shown["content"], shown["status"]) == ("Cancelled: flaky test", "completed")
+
+
+@pytest.mark.parametrize("form", ["documents", "schema", "legacy"])
+@given(
+    limit=st.integers(20, 60),
+    content=st.text(
+        st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=60
+    ).filter(str.strip),
+)
+async def test_the_cancelled_prefix_counts_toward_the_entry_limit(
+    form: str, limit: int, content: str
+) -> None:
+    """A v1 client's cancelled step, prefix and text together, is at most max_entry_chars,
+    and reads back as cancelled."""
+    send = RecordingSend()
+    s = session(form, send, limits=Limits(max_entry_chars=limit))
+    content = content[:limit].strip() or "x"
+    step = {"content": content, "status": "cancelled"}
+    result = await s.call("create_plan", {"type": "items", "id": "p", "entries": [step]})
+    assert result.ok, result.content
+    [shown] = client_entries(form, send.updates[-1])
+    assert len(shown["content"]) <= limit
+    assert shown["content"].startswith("Cancelled: ")
+    assert shown["status"] == "completed"

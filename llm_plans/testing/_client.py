@@ -6,6 +6,8 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .._wire import as_read
+
 
 class RecordingSend:
     """A `send` for `PlanSession` that keeps every notification, as JSON round-tripped data.
@@ -41,21 +43,37 @@ class RecordingSend:
         self.sent.clear()
 
 
-def client_view(updates: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+def client_view(updates: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """The plans a client shows after `updates` (`plan_update` / `plan_removed`), by id.
 
     Each plan is as last sent, its id under `id` whichever key the wire form used (`planId`
     in ACP's stable v1 and v2 forms, `id` in the spec documents' draft), with every other key
     kept: a stable markdown plan's `path`, a draft `file` plan's `uri` (a client may get those
-    from another agent). Compare it with `session.plans` to prove the client ends where the
-    session is.
+    from another agent). A v1 step that reads as cancelled (`completed`, its content starting
+    with `Cancelled: `) shows as `cancelled`, without the prefix, as a v2 client shows it.
+    Compare it with `session.plans` to prove the client ends where the session is.
+
+    Given whole notifications (`RecordingSend.sent`: params with `sessionId`) instead of
+    updates, it returns the plans of each session, `{session_id: {plan_id: plan}}`: a
+    subagent's child session apart from its parent's.
     """
+    listed = list(updates)
+    if listed and all("update" in item and "sessionId" in item for item in listed):
+        sessions: dict[str, dict[str, dict[str, Any]]] = {}
+        for params in listed:
+            sessions.setdefault(params["sessionId"], {})
+        for session_id in sessions:
+            mine = [p["update"] for p in listed if p["sessionId"] == session_id]
+            sessions[session_id] = client_view(mine)
+        return sessions
     view: dict[str, dict[str, Any]] = {}
-    for update in updates:
+    for update in listed:
         kind = update.get("sessionUpdate")
         if kind == "plan_update":
             plan = dict(update["plan"])
             plan_id = plan.pop("planId", None) or plan.pop("id")
+            if isinstance(plan.get("entries"), list):
+                plan["entries"] = [as_read(entry) for entry in plan["entries"]]
             view[plan_id] = {"id": plan_id, **plan}
         elif kind == "plan_removed":
             view.pop(update.get("planId") or update["id"], None)

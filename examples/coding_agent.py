@@ -29,6 +29,7 @@ from acp.schema import (
     NewSessionResponse,
     PromptResponse,
 )
+from coding_agent_lib.acp_builders import message_text
 from coding_agent_lib.cli import REFUSED, choose_backend, parse_args, refusal, resolve_api
 from coding_agent_lib.models import Backend
 from coding_agent_lib.retries import endpoint, trouble
@@ -148,7 +149,7 @@ class CodingAgent:
             turn.cancel()
 
     async def _say(self, session_id: str, text: str) -> None:
-        await self._conn.session_update(session_id, acp.update_agent_message_text(text))
+        await self._conn.session_update(session_id, message_text(text))
 
     async def _turn(self, session_id: str, text: str) -> str:
         plans, workspace, backend = self._sessions[session_id]

@@ -17,6 +17,7 @@ from typing import Any, Generic, TypeVar
 
 import acp
 from acp.schema import AgentCapabilities, InitializeResponse, NewSessionResponse, PromptResponse
+from coding_agent_lib.acp_builders import message_text
 
 from llm_plans import ClientCapabilitiesRecorder, PlanSession, acp_send
 
@@ -84,7 +85,7 @@ class FrameworkAgent(Generic[State]):
         text = "\n".join(getattr(block, "text", "") for block in prompt)
         reply = await self.answer(self._sessions[session_id], text)
         if reply is not None:
-            update = acp.update_agent_message_text(reply)
+            update = message_text(reply)
             await self._conn.session_update(session_id=session_id, update=update)
         return PromptResponse(stop_reason="end_turn")
 

@@ -15,10 +15,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from acp import start_tool_call, text_block, tool_content, update_tool_call
 from acp.schema import PermissionOption, ToolCallUpdate
 from pydantic import BaseModel, ConfigDict, Field
 
+from .acp_builders import tool_call_started, tool_call_updated, tool_text
 from .commands import TimedOut, run_in_terminal, run_local
 from .search import BadPattern, search
 
@@ -165,7 +165,7 @@ class Workspace:
         title = f"{name} {subject}"[:120]
         await self._conn.session_update(
             self._session_id,
-            start_tool_call(call_id, title, kind=_KINDS[name], status="in_progress"),
+            tool_call_started(call_id, title, kind=_KINDS[name], status="in_progress"),
         )
         try:
             text = await getattr(self, f"_{name}")(args, call_id)
@@ -177,9 +177,7 @@ class Workspace:
             with contextlib.suppress(Exception):
                 await self._conn.session_update(
                     self._session_id,
-                    update_tool_call(
-                        call_id, status="failed", content=[tool_content(text_block("Cancelled."))]
-                    ),
+                    tool_call_updated(call_id, status="failed", content=[tool_text("Cancelled.")]),
                 )
             raise
         except Exception as exc:
@@ -187,10 +185,8 @@ class Workspace:
         text = text if len(text) <= MAX_OUTPUT_CHARS else text[:MAX_OUTPUT_CHARS] + "\n[cut]"
         await self._conn.session_update(
             self._session_id,
-            update_tool_call(
-                call_id,
-                status="completed" if ok else "failed",
-                content=[tool_content(text_block(text))],
+            tool_call_updated(
+                call_id, status="completed" if ok else "failed", content=[tool_text(text)]
             ),
         )
         return text, ok

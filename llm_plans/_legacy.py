@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlsplit
 from ._book import Json, Stored
 from ._limits import Limits
 from ._uris import resolved_inside
-from ._wire import Document, WireForm, shown_entries
+from ._wire import CANCELLED_PREFIX, Document, WireForm, shown_entries
 
 # The legacy fallback reads a file plan to show its steps; a bigger file is not a plan a
 # client should render as a checklist, so it is shown as one entry instead.
@@ -93,6 +93,35 @@ def read_local(path: Path) -> str | None:
         return None
 
 
+def label_of(plan: Stored) -> str:
+    """What a plan's steps are labelled with in the legacy list: a markdown plan's first
+    heading, else the plan's id."""
+    if plan.type == "markdown":
+        for line in plan.content.splitlines():
+            if _HEADING.match(line):
+                heading = _HEADING.sub("", line).strip()
+                if heading:
+                    return heading
+    return plan.id
+
+
+def labeled(steps: Iterable[Json], label: str, max_chars: int) -> tuple[Json, ...]:
+    """`steps` with `[label] ` before each text (after `Cancelled: ` in a step that reads as
+    cancelled), each text cut to `max_chars` with `...`."""
+    tag = f"[{label}] "
+    out = []
+    for step in steps:
+        content = step["content"]
+        if step["status"] == "completed" and content.startswith(CANCELLED_PREFIX):
+            content = CANCELLED_PREFIX + tag + content[len(CANCELLED_PREFIX) :]
+        else:
+            content = tag + content
+        if len(content) > max_chars:
+            content = content[: max_chars - 3] + "..."
+        out.append({**step, "content": content})
+    return tuple(out)
+
+
 def _unreadable(uri: str) -> str:
     """What a file plan shows for a file that cannot be read: the one line naming it."""
     path = local_path(uri)
@@ -122,6 +151,7 @@ class Flattener:
         self._read_text = read_text
         self._cache: dict[str, _Cached] = {}
         self._documents: dict[str, _Read] = {}
+        self._labeled: dict[str, _Cached] = {}
 
     def entries(self, plans: Iterable[Stored], previews: Iterable[Stored] = ()) -> list[Json]:
         """The legacy list for `plans` in creation order, with the plans that streams in flight
@@ -132,10 +162,22 @@ class Flattener:
                 continue  # its heading would flash as a step while its list is still coming
             shown[plan.id] = plan
         out: list[Json] = []
-        for plan in shown.values():
-            out += self.steps(plan)
+        for number, plan in enumerate(shown.values()):
+            # Every plan's steps but the first plan's say which plan they belong to.
+            out += self.steps(plan) if number == 0 else self.labeled(plan)
         self.retain(shown)
         return out
+
+    def labeled(self, plan: Stored) -> tuple[Json, ...]:
+        """One plan's steps with its label before each (`[label] text`), remembered as its
+        steps are."""
+        steps = self.steps(plan)
+        cached = self._labeled.get(plan.id)
+        if cached is not None and cached.key is steps:
+            return cached.entries
+        entries = labeled(steps, label_of(plan), self._limits.max_entry_chars)
+        self._labeled[plan.id] = _Cached(steps, entries)
+        return entries
 
     def steps(self, plan: Stored) -> tuple[Json, ...]:
         """What one plan contributes to the legacy list."""
@@ -179,7 +221,7 @@ class Flattener:
 
     def retain(self, ids: Iterable[str]) -> None:
         """Forget what was worked out for plans other than `ids` (removed ones)."""
-        for cache in (self._cache, self._documents):
+        for cache in (self._cache, self._documents, self._labeled):
             for stale in set(cache).difference(ids):
                 del cache[stale]
 

@@ -141,7 +141,11 @@ class PlanSession:
             "list_id": list_id,
         }
         self._subagents = Subagents(
-            send, session_id, wire_form, _wire.takes_subagents(client_capabilities, wire_form)
+            send,
+            session_id,
+            wire_form,
+            _wire.takes_subagents(client_capabilities, wire_form),
+            limits.max_entry_chars,
         )
         self._parent: tuple[PlanSession, Child] | None = None
         self._streams = Streams(preview_budget)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._errors import ConfigurationError
+from ._legacy import labeled
 from ._lock import SessionLock
 from ._wire import Json, WireForm, legacy_plan, notification
 
@@ -85,8 +86,8 @@ class Merged:
 
     lists: dict[str | None, list[Json]] = field(default_factory=dict)
 
-    def update(self, owner: str | None, entries: list[Json]) -> Json:
-        self.lists[owner] = entries
+    def update(self, owner: str | None, entries: list[Json] | tuple[Json, ...]) -> Json:
+        self.lists[owner] = list(entries)
         mine = self.lists.get(None, [])
         rest = [e for key, shown in self.lists.items() if key is not None for e in shown]
         return legacy_plan([*mine, *rest])
@@ -95,8 +96,11 @@ class Merged:
 class Subagents:
     """The children of one session: announcing them, and routing what they send."""
 
-    def __init__(self, send: Send, session_id: str, form: WireForm, takes: bool) -> None:
+    def __init__(
+        self, send: Send, session_id: str, form: WireForm, takes: bool, max_chars: int
+    ) -> None:
         self._send = send
+        self._max_chars = max_chars
         self._session_id = session_id
         self._form = form
         self.takes = takes
@@ -125,7 +129,10 @@ class Subagents:
         if self._form is WireForm.LEGACY:
 
             async def merged(params: Json) -> None:
-                await self.send_merged(child.session_id, params)
+                # Labelled with the child's title: which agent's steps these are.
+                label = child.title or child.session_id
+                steps = labeled(params["update"]["entries"], label, self._max_chars)
+                await self.send_merged(child.session_id, steps)
 
             return merged
 
@@ -146,14 +153,14 @@ class Subagents:
             self._merged = Merged({None: shown or []})
 
         async def own(params: Json) -> None:
-            await self.send_merged(None, params)
+            await self.send_merged(None, params["update"]["entries"])
 
         return own
 
-    async def send_merged(self, owner: str | None, params: Json) -> None:
+    async def send_merged(self, owner: str | None, entries: list[Json] | tuple[Json, ...]) -> None:
         if self._merged is None:
             self._merged = Merged()
-        update = self._merged.update(owner, params["update"]["entries"])
+        update = self._merged.update(owner, entries)
         await self._send(notification(self._session_id, update))
 
     async def sync(self, child: Child, *, whole: bool = False) -> None:

@@ -102,6 +102,25 @@ def shown_entry(entry: PlanEntry, form: str) -> dict[str, str]:
     return {"content": content, "priority": entry.priority, "status": status}
 
 
+def legacy_list(plans: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The legacy list of items plans as a client shows them (`as_shown`'s, in creation
+    order), the rules written apart from the code: every plan's steps but the first plan's
+    read `[<plan id>] <text>` (after `Cancelled: ` where a step has it), cut to the entry
+    limit with `...`."""
+    out = []
+    for number, (plan_id, plan) in enumerate(plans.items()):
+        for entry in plan["entries"]:
+            content = entry["content"]
+            if number:
+                cancelled = content.startswith("Cancelled: ") and entry["status"] == "completed"
+                rest = content[len("Cancelled: ") :] if cancelled else content
+                content = ("Cancelled: " if cancelled else "") + f"[{plan_id}] " + rest
+                if len(content) > MAX_ENTRY_CHARS:
+                    content = content[: MAX_ENTRY_CHARS - 3] + "..."
+            out.append({**entry, "content": content})
+    return out
+
+
 def as_shown(
     plans: Mapping[str, ItemsPlan | MarkdownPlan | FilePlan], form: WireForm | str
 ) -> dict[str, dict[str, Any]]:

@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 import pytest
-from client_view import STABLE, check_compliant, file_document
+from client_view import STABLE, check_compliant, file_document, legacy_list
 from dialect_calls import (
     LISTERS,
     LONG,
@@ -132,7 +132,9 @@ def expected_view(session: PlanSession, form: str) -> Any:
     plans = session.snapshot()["plans"]
     if form == "legacy":
         if all(p["type"] == "items" for p in plans):
-            return [rendered(e, form) for p in plans for e in p["entries"]]
+            return legacy_list(
+                {p["id"]: {"entries": [rendered(e, form) for e in p["entries"]]} for p in plans}
+            )
         return session.legacy_update()["entries"]  # file and markdown plans flattened
     out = {}
     for plan in plans:

@@ -93,6 +93,27 @@ SCENARIOS: dict[str, list[tuple[str, Any]]] = {
             },
         ),
     ],
+    # Every plan's steps but the first plan's say which plan they are of: a markdown plan's
+    # first heading, else its id (after `Cancelled: ` in a cancelled step).
+    "legacy/three_plans.json": [
+        CREATE_THREE,
+        (
+            "create_plan",
+            {
+                "type": "markdown",
+                "id": "notes",
+                "content": "# Design note\n- [x] The divisor is off by one\n- [ ] Check mean",
+            },
+        ),
+        (
+            "create_plan",
+            {
+                "type": "items",
+                "id": "cleanup",
+                "entries": [{"content": "Try the old parser", "status": "cancelled"}, "Tidy up"],
+            },
+        ),
+    ],
     "legacy/step_1.json": [
         ("create_plan", '{"type": "items", "entries": [{"content": "Step 1", "priority": "high"}]}')
     ],

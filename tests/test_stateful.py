@@ -31,6 +31,7 @@ from client_view import (
     as_shown,
     check_compliant,
     expected,
+    legacy_list,
     reduce_plan,
 )
 from hypothesis import event, settings
@@ -583,7 +584,7 @@ class PlanMachine(RuleBasedStateMachine):
         assert view.shown_entries() == legacy.shown_entries(), "the client shows another list"
         shown = as_shown(self.s.plans, self.form)
         if all(p["type"] == "items" for p in shown.values()):
-            flat = [e for p in shown.values() for e in p["entries"]]
+            flat = legacy_list(shown)
             assert view.shown_entries() == flat, "the legacy list is not every plan's entries"
         else:
             assert len(view.shown_entries()) >= len(self.model), "a plan shows no entry"

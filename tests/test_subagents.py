@@ -270,9 +270,10 @@ async def test_without_subagent_sessions_the_legacy_list_holds_both() -> None:
     assert (await child.call("create_plan", {"type": "items", "entries": ["theirs"]})).ok
     assert (await session.call("create_plan", {"type": "items", "entries": ["mine too"]})).ok
     shown = [e["content"] for e in send.updates[-1]["entries"]]
-    assert shown == ["mine", "mine too", "theirs"]
+    # Every plan's steps but the first's say whose they are; a child's, the child's title.
+    assert shown == ["mine", "[plan-2] mine too", "[c] theirs"]
     await child.close()
-    assert [e["content"] for e in send.updates[-1]["entries"]] == ["mine", "mine too"]
+    assert [e["content"] for e in send.updates[-1]["entries"]] == ["mine", "[plan-2] mine too"]
 
 
 async def test_a_childs_plans_do_not_count_toward_the_parents_limit() -> None:

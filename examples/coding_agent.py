@@ -29,14 +29,14 @@ from acp.schema import (
     NewSessionResponse,
     PromptResponse,
 )
-from coding_agent_lib.acp_builders import message_text
+from coding_agent_lib.acp_builders import agent_info, message_text
 from coding_agent_lib.cli import REFUSED, choose_backend, parse_args, refusal, resolve_api
 from coding_agent_lib.models import Backend
 from coding_agent_lib.retries import endpoint, trouble
 from coding_agent_lib.store import DamagedSnapshot, PlanStore, Saver
 from coding_agent_lib.workspace import Workspace
 
-from llm_plans import ClientCapabilitiesRecorder, PlanSession, SkippedPlan, acp_send
+from llm_plans import ClientCapabilitiesRecorder, PlanSession, SkippedPlan, __version__, acp_send
 
 # A loop that has not finished after this many model replies is stuck, not working.
 MAX_REPLIES = 40
@@ -72,6 +72,7 @@ class CodingAgent:
         return InitializeResponse(
             protocol_version=acp.PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(load_session=True),
+            agent_info=agent_info("llm-plans-agent", __version__, "llm_plans example agent"),
         )
 
     def _open(self, session_id: str, cwd: str) -> PlanSession:

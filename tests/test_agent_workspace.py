@@ -30,6 +30,7 @@ class Conn:
         self.choice = choice
         self.updates: list[Any] = []
         self.asked: list[tuple[str, list[str]]] = []
+        self.subjects: list[Any] = []
         self.terminal_calls: list[str] = []
         self.exited = asyncio.Event()
 
@@ -40,6 +41,7 @@ class Conn:
         self, tool_call: Any, options: list[Any], **_: Any
     ) -> RequestPermissionResponse:
         self.asked.append((tool_call.title, [o.kind for o in options]))
+        self.subjects.append(tool_call)
         if self.choice is None:
             return RequestPermissionResponse(outcome={"outcome": "cancelled"})
         return RequestPermissionResponse(
@@ -476,3 +478,67 @@ async def test_a_command_s_endless_output_is_bounded(
     text, ok = await workspace(root, Conn()).run("run_command", _command("yes | head -c 5000000"))
     assert ok
     assert text == "exit code 0\n" + "y\n" * 500
+
+
+# ---- what a write shows before it is approved ----------------------------------------------
+
+
+def _json(model: Any) -> Any:
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+@pytest.mark.parametrize("existed", [True, False])
+async def test_a_write_shows_its_diff_and_location_before_it_is_approved(
+    existed: bool, tmp_path: Path
+) -> None:
+    root, _ = project(tmp_path)
+    if not existed:
+        (root / "code.py").unlink()
+    conn = Conn()
+    text, ok = await workspace(root, conn).run(
+        "write_file", '{"path": "code.py", "content": "x = 2\\n"}'
+    )
+    assert ok, text
+    path = str(root / "code.py")
+    wanted = {"type": "diff", "path": path, "newText": "x = 2\n"}
+    if existed:
+        wanted["oldText"] = "x = 1\nTOKEN = 'public'\n"
+    started = _json(conn.updates[0])
+    assert started["title"] == "Write code.py"
+    assert started["content"] == [wanted]
+    assert started["locations"] == [{"path": path}]
+    [subject] = conn.subjects
+    assert subject.title == started["title"]  # the same title in the permission request
+    asked = _json(subject)
+    assert asked["content"] == [wanted]
+    assert asked["locations"] == [{"path": path}]
+    assert _json(conn.updates[-1])["content"][0] == wanted  # the diff stays on show
+
+
+@pytest.mark.parametrize("kind", ["big", "binary"])
+async def test_a_file_too_big_or_not_text_shows_its_location_without_a_diff(
+    kind: str, tmp_path: Path
+) -> None:
+    root, _ = project(tmp_path)
+    data = b"x" * ((1 << 20) + 1) if kind == "big" else b"\xff\xfe\x00binary"
+    (root / "blob").write_bytes(data)
+    conn = Conn(choice="reject")
+    await workspace(root, conn).run("write_file", '{"path": "blob", "content": "y"}')
+    started = _json(conn.updates[0])
+    assert "content" not in started
+    assert started["locations"] == [{"path": str(root / "blob")}]
+    assert "content" not in _json(conn.subjects[0])
+    assert (root / "blob").read_bytes() == data  # rejected: unchanged
+
+
+async def test_a_write_outside_the_project_shows_nothing_of_it(tmp_path: Path) -> None:
+    root, _ = project(tmp_path)
+    conn = Conn()
+    _, ok = await workspace(root, conn).run(
+        "write_file", '{"path": "../outside/secret.txt", "content": "y"}'
+    )
+    assert not ok
+    started = _json(conn.updates[0])
+    assert "content" not in started
+    assert "locations" not in started
+    assert conn.subjects == []

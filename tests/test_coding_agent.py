@@ -30,6 +30,7 @@ from coding_agent_lib.models import Backend, OnText, OpenAIChat, Reply, ToolUse
 from spec_shapes import check
 from wire import chat_stream
 
+import llm_plans
 from llm_plans import ClientCapabilitiesRecorder, PlanSession
 from llm_plans.testing import Broken, FakeModelAPI, client_view, openai_client
 
@@ -75,6 +76,33 @@ async def test_a_prompt_in_every_capability_form(form: str, tmp_path: Path) -> N
     assert "tool_call" in kinds
     assert "tool_call_update" in kinds
     assert "agent_message_chunk" in kinds
+
+
+async def test_initialize_names_the_agent_and_writes_carry_their_diff(tmp_path: Path) -> None:
+    project = sample_project(tmp_path)
+    before = (project / "calc.py").read_text()
+    client = Client()
+    async with connected(client, project, agent_env(tmp_path / "data"), {}) as (conn, _, init):
+        assert init["agentInfo"] == {
+            "name": "llm-plans-agent",
+            "title": "llm_plans example agent",
+            "version": llm_plans.__version__,
+        }
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=prompt_block("fix it"))
+    writes = [
+        p["update"]
+        for p in client.raw
+        if p["update"]["sessionUpdate"] == "tool_call" and p["update"]["title"] == "Write calc.py"
+    ]
+    [write] = writes
+    path = str(project / "calc.py")
+    [shown] = write["content"]
+    assert shown["type"] == "diff"
+    assert shown["path"] == path
+    assert shown["oldText"] == before
+    assert shown["newText"] == (project / "calc.py").read_text()
+    assert write["locations"] == [{"path": path}]
 
 
 async def test_plans_stream_while_the_model_writes(tmp_path: Path) -> None:

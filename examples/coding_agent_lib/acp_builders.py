@@ -26,6 +26,7 @@ from acp.schema import (
     ToolCallProgress,
     ToolCallStart,
     ToolCallStatus,
+    ToolCallUpdate,
     ToolKind,
 )
 
@@ -36,6 +37,7 @@ __all__ = [
     "diff",
     "location",
     "message_text",
+    "permission_subject",
     "tool_call_started",
     "tool_call_updated",
     "tool_text",
@@ -106,6 +108,23 @@ def tool_call_updated(
         content=None if content is None else list(content),
         locations=None if locations is None else list(locations),
         raw_output=raw_output,
+    )
+
+
+def permission_subject(
+    call_id: str,
+    title: str,
+    *,
+    content: Sequence[ToolCallContent] = (),
+    locations: Sequence[ToolCallLocation] = (),
+) -> ToolCallUpdate:
+    """The tool call a permission request asks about, as the client shows it while it asks:
+    its title, and what it would do (a diff) and where."""
+    return ToolCallUpdate(
+        tool_call_id=call_id,
+        title=title,
+        content=list(content) or None,
+        locations=list(locations) or None,
     )
 
 

@@ -12,13 +12,22 @@ import asyncio
 import contextlib
 import itertools
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from acp.schema import PermissionOption, ToolCallUpdate
+from acp.schema import PermissionOption, ToolCallLocation
 from pydantic import BaseModel, ConfigDict, Field
 
-from .acp_builders import tool_call_started, tool_call_updated, tool_text
+from .acp_builders import (
+    ToolCallContent,
+    diff,
+    location,
+    permission_subject,
+    tool_call_started,
+    tool_call_updated,
+    tool_text,
+)
 from .commands import TimedOut, run_in_terminal, run_local
 from .search import BadPattern, search
 
@@ -137,6 +146,18 @@ def definitions(provider: str) -> list[dict[str, Any]]:
     return out
 
 
+# A client renders a diff in full; a bigger file is data, not an edit to review line by line.
+MAX_DIFF_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a tool call shows a client beside its title: content (a diff) and locations."""
+
+    content: tuple[ToolCallContent, ...] = ()
+    locations: tuple[ToolCallLocation, ...] = ()
+
+
 class Workspace:
     """Runs coding tools for one ACP session."""
 
@@ -163,9 +184,21 @@ class Workspace:
         call_id = f"tool_{next(self._ids)}"
         subject = next((str(v) for k, v in args.model_dump().items() if k != "content"), "")
         title = f"{name} {subject}"[:120]
+        shown = Shown()
+        if isinstance(args, WriteFile):
+            # The title the permission request uses too; the diff a client renders before
+            # the user approves.
+            title, shown = f"Write {args.path}"[:120], self._write_preview(args)
         await self._conn.session_update(
             self._session_id,
-            tool_call_started(call_id, title, kind=_KINDS[name], status="in_progress"),
+            tool_call_started(
+                call_id,
+                title,
+                kind=_KINDS[name],
+                status="in_progress",
+                content=shown.content,
+                locations=shown.locations,
+            ),
         )
         try:
             text = await getattr(self, f"_{name}")(args, call_id)
@@ -186,10 +219,33 @@ class Workspace:
         await self._conn.session_update(
             self._session_id,
             tool_call_updated(
-                call_id, status="completed" if ok else "failed", content=[tool_text(text)]
+                call_id,
+                status="completed" if ok else "failed",
+                content=[*shown.content, tool_text(text)],  # the diff stays on show
             ),
         )
         return text, ok
+
+    def _write_preview(self, args: WriteFile) -> Shown:
+        """What a write shows: a diff of the file (its absolute path, the new text, and the
+        old text when it exists) and its location; only the location for a file over 1 MiB
+        or not UTF-8, and nothing for a path outside the project (the write is refused)."""
+        try:
+            path = self._file(args.path)
+        except (ValueError, OSError):
+            return Shown()
+        where = (location(str(path)),)
+        old: str | None = None
+        try:
+            if path.exists():
+                if path.stat().st_size > MAX_DIFF_BYTES:
+                    return Shown(locations=where)
+                old = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return Shown(locations=where)
+        if len(args.content.encode("utf-8", "surrogatepass")) > MAX_DIFF_BYTES:
+            return Shown(locations=where)
+        return Shown((diff(str(path), old, args.content),), where)
 
     def _path(self, relative: str) -> Path:
         """The one workspace check: `relative` resolved (symlinks followed), or ValueError
@@ -248,7 +304,8 @@ class Workspace:
 
     async def _write_file(self, args: WriteFile, call_id: str) -> str:
         path = self._file(args.path)
-        if not await self._allowed(call_id, f"Write {args.path}", "write_file"):
+        title = f"Write {args.path}"[:120]
+        if not await self._allowed(call_id, title, "write_file", self._write_preview(args)):
             raise Unsuccessful(
                 f"The user declined writing {args.path}; it is unchanged. Ask them how to proceed."
             )
@@ -278,14 +335,20 @@ class Workspace:
             raise Unsuccessful(f"{exc}\n{exc.output}".rstrip("\n")) from None
         return _exited(code, output)
 
-    async def _allowed(self, call_id: str, title: str, tool: str) -> bool:
+    async def _allowed(
+        self, call_id: str, title: str, tool: str, shown: Shown | None = None
+    ) -> bool:
         """Whether the user allows this call; "Always allow" answers for the rest of the
-        session's calls of `tool` (writes and commands are allowed separately)."""
+        session's calls of `tool` (writes and commands are allowed separately). `shown`: what
+        the client shows of the call while it asks (a write's diff)."""
         if tool in self._always:
             return True
+        shown = shown or Shown()
         response = await self._conn.request_permission(
             session_id=self._session_id,
-            tool_call=ToolCallUpdate(tool_call_id=call_id, title=title),
+            tool_call=permission_subject(
+                call_id, title, content=shown.content, locations=shown.locations
+            ),
             options=[
                 PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
                 PermissionOption(option_id="allow_always", name=_ALWAYS[tool], kind="allow_always"),

@@ -80,7 +80,7 @@ async def test_legacy_form_is_parsed_by_the_sdk_client(caps: dict[str, Any]) -> 
         "Reproduce the bug",
         "Fix the parser",
         "Add a regression test",
-        "Patch",
+        "[Approach] Patch",  # the second plan's step says whose it is
     ]
     assert [e.content for e in client.typed[-1].entries] == [
         "Reproduce the bug",

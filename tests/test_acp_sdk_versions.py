@@ -51,7 +51,7 @@ ACP_TESTS = (
 ACP_HELPERS = {"acp", "agent_client", "agent_pipe", "integration_pipe"}
 # Use acp.schema's models only as values, never over a connection: the golden and acp_send
 # tests cover those models on both SDKs.
-ACP_VALUES_ONLY = {"test_session.py"}
+ACP_VALUES_ONLY = {"test_session.py", "test_subagents.py"}
 # Installing the dev extra resolves and unpacks its whole tree (Claude Code alone is 365 MB);
 # generous room for a slow machine with a cold cache, never a timed assertion.
 INSTALL_TIMEOUT = 1200

@@ -483,7 +483,7 @@ async def test_a_command_s_endless_output_is_bounded(
 # ---- what a write shows before it is approved ----------------------------------------------
 
 
-def _json(model: Any) -> Any:
+def wire(model: Any) -> Any:
     return model.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
@@ -503,16 +503,16 @@ async def test_a_write_shows_its_diff_and_location_before_it_is_approved(
     wanted = {"type": "diff", "path": path, "newText": "x = 2\n"}
     if existed:
         wanted["oldText"] = "x = 1\nTOKEN = 'public'\n"
-    started = _json(conn.updates[0])
+    started = wire(conn.updates[0])
     assert started["title"] == "Write code.py"
     assert started["content"] == [wanted]
     assert started["locations"] == [{"path": path}]
     [subject] = conn.subjects
     assert subject.title == started["title"]  # the same title in the permission request
-    asked = _json(subject)
+    asked = wire(subject)
     assert asked["content"] == [wanted]
     assert asked["locations"] == [{"path": path}]
-    assert _json(conn.updates[-1])["content"][0] == wanted  # the diff stays on show
+    assert wire(conn.updates[-1])["content"][0] == wanted  # the diff stays on show
 
 
 @pytest.mark.parametrize("kind", ["big", "binary"])
@@ -524,10 +524,10 @@ async def test_a_file_too_big_or_not_text_shows_its_location_without_a_diff(
     (root / "blob").write_bytes(data)
     conn = Conn(choice="reject")
     await workspace(root, conn).run("write_file", '{"path": "blob", "content": "y"}')
-    started = _json(conn.updates[0])
+    started = wire(conn.updates[0])
     assert "content" not in started
     assert started["locations"] == [{"path": str(root / "blob")}]
-    assert "content" not in _json(conn.subjects[0])
+    assert "content" not in wire(conn.subjects[0])
     assert (root / "blob").read_bytes() == data  # rejected: unchanged
 
 
@@ -538,7 +538,7 @@ async def test_a_write_outside_the_project_shows_nothing_of_it(tmp_path: Path) -
         "write_file", '{"path": "../outside/secret.txt", "content": "y"}'
     )
     assert not ok
-    started = _json(conn.updates[0])
+    started = wire(conn.updates[0])
     assert "content" not in started
     assert "locations" not in started
     assert conn.subjects == []

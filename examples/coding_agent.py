@@ -75,7 +75,9 @@ class CodingAgent:
             agent_info=agent_info("llm-plans-agent", __version__, "llm_plans example agent"),
         )
 
-    def _open(self, session_id: str, cwd: str) -> PlanSession:
+    def _open(
+        self, session_id: str, cwd: str, model_state: dict[str, Any] | None = None
+    ) -> PlanSession:
         caps = self._recorder.capabilities or {}
         send = acp_send(self._conn)
 
@@ -93,7 +95,10 @@ class CodingAgent:
             on_commit=lambda s: self._saver.save(session_id, cwd, s.snapshot()),
         )
         workspace = Workspace(self._conn, session_id, cwd, caps)
-        self._sessions[session_id] = (plans, workspace, choose_backend(self._args))
+        backend = choose_backend(self._args, cwd)
+        if model_state is not None:
+            backend.restore(model_state)
+        self._sessions[session_id] = (plans, workspace, backend)
         return plans
 
     async def new_session(self, cwd: str, **_: Any) -> NewSessionResponse:
@@ -102,7 +107,8 @@ class CodingAgent:
         return NewSessionResponse(session_id=session_id)
 
     async def load_session(self, cwd: str, session_id: str, **_: Any) -> LoadSessionResponse:
-        plans = self._open(session_id, cwd)
+        model_state = await self._saver.load_model(session_id)
+        plans = self._open(session_id, cwd, model_state)
         try:
             snapshot = await self._saver.load(session_id)
             skipped = [] if snapshot is None else plans.restore(snapshot, partial=True)
@@ -113,7 +119,7 @@ class CodingAgent:
             reason = (
                 str(exc) if isinstance(exc, DamagedSnapshot) else f"{type(exc).__name__}: {exc}"
             )
-            self._open(session_id, cwd)  # a fresh session, not a half-restored one
+            self._open(session_id, cwd, model_state)  # a fresh session, not a half-restored one
             await self._say(
                 session_id,
                 f"The saved plans of this session could not be restored ({reason}); "
@@ -197,6 +203,10 @@ class CodingAgent:
             # A broken stream or a cancelled turn leaves no half-written plan on the client
             # (each backend aborts its own; this also catches the scripted model's).
             await plans.abort_all()
+            state = backend.state()
+            if state is not None:  # on disk before the prompt's answer, as the plans are
+                self._saver.save_model(session_id, state)
+                await self._saver.flushed()
 
     async def cancel_all(self) -> None:
         for session_id in list(self._turns):

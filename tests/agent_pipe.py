@@ -30,7 +30,7 @@ async def piped(
 ) -> AsyncIterator[tuple[Any, coding_agent.CodingAgent]]:
     """An initialized client connection to an in-process agent whose sessions use
     `backend()`, and the agent."""
-    monkeypatch.setattr(coding_agent, "choose_backend", lambda _args: backend())
+    monkeypatch.setattr(coding_agent, "choose_backend", lambda _args, _cwd: backend())
     args = coding_agent.parse_args(["--model", "scripted", "--data-dir", str(data_dir)])
     recorder = ClientCapabilitiesRecorder()
     agent = coding_agent.CodingAgent(args, recorder)

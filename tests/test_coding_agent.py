@@ -323,11 +323,13 @@ async def test_after_a_refusal_the_next_prompt_retries_the_step(tmp_path: Path) 
         assert "Done" in second
         assert {e["status"] for e in _last_plan(client, "plan-1")} == {"completed"}
         assert "return sum(values) / len(values)" in (project / "calc.py").read_text()
-        # a finished run: the next prompt starts over, clearing the old plans first
+        # a finished run: the script ran once, the next prompt leaves its plans as they are
+        finished = client_view(client.plan_updates)
         await conn.prompt(session_id=session.session_id, prompt=prompt_block("again"))
     removed = [u["planId"] for u in client.plan_updates if u["sessionUpdate"] == "plan_removed"]
-    assert removed == ["design", "plan-1", "follow-ups", "design"]
-    assert "Starting over." in client.said
+    assert removed == ["design"]
+    assert client_view(client.plan_updates) == finished
+    assert "Starting over." not in client.said
 
 
 # ---- a turn's life: failing, cancelled -------------------------------------------------------

@@ -326,15 +326,15 @@ def _kind(stream: IO[str]) -> str | None:
     return "neither a pipe nor a socket"
 
 
-def choose_backend(args: argparse.Namespace) -> Backend:
-    """The model backend for a new session, as resolve_api decided."""
+def choose_backend(args: argparse.Namespace, cwd: str) -> Backend:
+    """The model backend for a new session in the folder `cwd`, as resolve_api decided."""
     from llm_plans import tools
 
     api = resolve_api(args)
     if api == SCRIPTED:
         from .scripted import Scripted
 
-        return Scripted(delay=args.script_delay)
+        return Scripted(Path(cwd), delay=args.script_delay)
     from .models import Anthropic, OpenAIChat, OpenAIResponses
 
     system = tools.system_prompt()

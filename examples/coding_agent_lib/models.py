@@ -62,6 +62,14 @@ class Backend:
     def add_results(self, results: list[dict[str, Any]]) -> None:
         raise NotImplementedError
 
+    def state(self) -> dict[str, Any] | None:
+        """What the agent keeps with the session after each turn, for `restore` after a
+        `session/load`: JSON values, or None for nothing (the API backends keep none)."""
+        return None
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Take back a loaded session's `state()`."""
+
 
 class OpenAIChat(Backend):
     def __init__(self, client: Any, model: str, system: str) -> None:

@@ -7,7 +7,13 @@ so that the run does not end on it and a client's view shows it going). Plan cal
 in small fragments, like a real model's.
 Like a real model it reads its tool results: when a write or command is declined or fails,
 it claims nothing more, leaves that step in progress on the plan and says what it could not do;
-the next prompt retries that step. After a finished run, a new prompt starts over.
+the next prompt retries that step.
+
+It only ever runs on the sample project: before any plan or write of a prompt it checks that
+calc.py is the sample's own (byte for byte) and test_calc.py absent or the one it writes, and
+otherwise stops, saying it changed nothing (see `unfit`). Its run happens once per session:
+once finished, a later prompt (after `session/load` too, as the agent keeps `state()` with the
+session) gets one message saying what it can do, and its plans stay as they are.
 """
 
 from __future__ import annotations
@@ -15,11 +21,13 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from llm_plans import PlanSession, tools
 
 from .models import Backend, OnText, Reply, ToolUse
+from .sample import RUN_A_MODEL, unfit
 
 LABEL = "[scripted offline model: not an LLM, its replies follow a script] "
 # Small fragments and a short pause between them make the plan visibly grow in the demo.
@@ -184,6 +192,17 @@ TURNS = [
     ),
 ]
 
+# The files the script writes, and what it writes there: it runs only where each is still the
+# sample's own or already this (sample.unfit).
+WRITES = {"calc.py": FIXED_CALC, "test_calc.py": TEST_CALC}
+
+# The answer to every prompt after the script's run finished in a session.
+ONCE = (
+    "The scripted model has run its script in this session and can do nothing more: it is "
+    "not an LLM and does not read your request. All it does is fix llm_plans' sample project, "
+    "once per session; its plans stay as they are. " + RUN_A_MODEL
+)
+
 # Enough of a failed tool's output to say what happened without pasting a whole log.
 QUOTED_LINES = 6
 
@@ -202,6 +221,8 @@ class Failure:
 class Scripted(Backend):
     """The offline model: TURNS in order, stopping honestly at the first failed tool call."""
 
+    project: Path
+    """The session's folder: the script runs only if it is the sample project."""
     delay: float = 0.03
     label: str = "scripted offline model"
     turn: int = 0
@@ -209,26 +230,43 @@ class Scripted(Backend):
     failure: Failure | None = None
     stopped_at: int | None = None
     """The turn a failure stopped; the next prompt retries it instead of starting over."""
+    finished: bool = False
+    """The run reached its end: the script runs once per session."""
+    prompted: bool = False
+    """A prompt came and its first reply has not been given: the reply that checks first."""
     resuming: bool = False
     _calls: dict[str, ToolUse] = field(default_factory=dict)
 
     def add_user(self, text: str) -> None:
-        self.resuming = self.stopped_at is not None
-        self.turn = self.stopped_at or 0
-        self.failure, self.stopped_at = None, None
+        self.prompted, self.failure = True, None
+
+    def state(self) -> dict[str, Any]:
+        return {"finished": self.finished, "stopped_at": self.stopped_at}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.finished = state.get("finished") is True
+        stopped = state.get("stopped_at")
+        valid = isinstance(stopped, int) and not isinstance(stopped, bool)
+        self.stopped_at = stopped if valid and 0 <= stopped < len(TURNS) else None
 
     async def reply(self, plans: PlanSession, on_text: OnText) -> Reply:
         prefix = "" if self.labelled else LABEL
         self.labelled = True
         if self.failure is not None:
             await on_text(prefix + stop_message(self.failure) + "\n")
-            self.failure, self.stopped_at, self.turn = None, self.turn - 1, len(TURNS)
+            self.failure, self.stopped_at = None, self.turn - 1
             return Reply()
-        if self.turn >= len(TURNS):
-            await on_text(prefix + "Nothing more to do.\n")
-            return Reply()
+        if self.prompted:  # a prompt's first reply: before any plan or write, may it run?
+            self.prompted = False
+            resuming = self.stopped_at is not None
+            refusal = ONCE if self.finished else unfit(self.project, WRITES, resuming=resuming)
+            if refusal is not None:
+                await on_text(prefix + refusal + "\n")
+                return Reply()
+            self.resuming, self.turn, self.stopped_at = resuming, self.stopped_at or 0, None
         turn = TURNS[self.turn]
         self.turn += 1
+        self.finished = self.turn == len(TURNS)
         text, calls = turn.text, turn.calls
         if self.resuming:  # the plan is still there: retry the step, without re-creating plans
             text = (
@@ -238,7 +276,7 @@ class Scripted(Backend):
             )
             calls = [c for c in calls if not (c[0] == "create_plan" and c[1]["id"] in plans.plans)]
             self.resuming = False
-        elif self.turn == 1 and plans.plans:  # a new run: the previous run's plans are done with
+        elif self.turn == 1 and plans.plans:  # a new run after a cancelled one: its plans go
             text = "Starting over. " + text
             calls = [("remove_plan", {"id": plan_id}) for plan_id in plans.plans] + calls
         await on_text(prefix + text + "\n")

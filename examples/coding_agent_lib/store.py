@@ -1,4 +1,5 @@
-"""Each session's plan state on disk, so a restarted agent can `session/load` it.
+"""Each session's plan state on disk, so a restarted agent can `session/load` it; beside it,
+the state its model backend keeps (the scripted model's progress through its script).
 
 Damage never stops the agent: a database sqlite cannot read is moved aside (with a warning
 on stderr, and a notice for the user) and a fresh one started; a stored snapshot that is not
@@ -78,6 +79,9 @@ class PlanStore:
                 "CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, cwd TEXT NOT NULL, "
                 "snapshot TEXT NOT NULL, updated REAL NOT NULL)"
             )
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS models (id TEXT PRIMARY KEY, state TEXT NOT NULL)"
+            )
             # Cheap on a store of plans, and it finds damage a header check alone misses.
             (verdict,) = db.execute("PRAGMA quick_check").fetchone()
             if verdict != "ok":
@@ -116,6 +120,28 @@ class PlanStore:
         if not isinstance(row[0], str):
             raise DamagedSnapshot(f"stored as {type(row[0]).__name__}, not text")
         return parse_snapshot(row[0])
+
+    def save_model(self, session_id: str, state: dict[str, Any]) -> None:
+        """Store the session's model state now (blocking: the agent saves through a `Saver`)."""
+        with self._guard, self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO models VALUES (?, ?)",
+                (session_id, json.dumps(state, allow_nan=False)),
+            )
+
+    def load_model(self, session_id: str) -> dict[str, Any] | None:
+        """The session's model state, None when none was saved or it cannot be read: a model
+        without its state acts as in a new session."""
+        with self._guard:
+            row = self._db.execute(
+                "SELECT state FROM models WHERE id = ?", (session_id,)
+            ).fetchone()
+        if row is None or not isinstance(row[0], str):
+            return None
+        try:
+            return parse_snapshot(row[0])
+        except DamagedSnapshot:
+            return None
 
 
 class Saver:
@@ -158,6 +184,18 @@ class Saver:
             print(f"warning: {notice}", file=sys.stderr)
             self.store.notices.append(notice)
 
+    def save_model(self, session_id: str, state: dict[str, Any]) -> None:
+        """Queue a session's model state to be written, after the snapshots queued before."""
+        self._last = self._pool.submit(self._write_model, session_id, state)
+
+    def _write_model(self, session_id: str, state: dict[str, Any]) -> None:
+        try:
+            self.store.save_model(session_id, state)
+        except Exception as exc:  # as for plans: the agent goes on, the user is told
+            notice = f"The model state of session {session_id} could not be saved ({exc})."
+            print(f"warning: {notice}", file=sys.stderr)
+            self.store.notices.append(notice)
+
     async def flushed(self) -> None:
         """Return once every snapshot saved so far is written (or failed with a notice)."""
         last = self._last
@@ -171,6 +209,11 @@ class Saver:
         """`PlanStore.load` after the queued saves, off the event loop."""
         await self.flushed()
         return await asyncio.to_thread(self.store.load, session_id)
+
+    async def load_model(self, session_id: str) -> dict[str, Any] | None:
+        """`PlanStore.load_model` after the queued saves, off the event loop."""
+        await self.flushed()
+        return await asyncio.to_thread(self.store.load_model, session_id)
 
     def close(self) -> None:
         """Write what is queued, then stop the worker."""

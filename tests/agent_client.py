@@ -94,15 +94,20 @@ class Client:
 
 @asynccontextmanager
 async def connected(
-    client: Client, project: Path, env: dict[str, str], caps: dict[str, Any]
+    client: Client,
+    project: Path,
+    env: dict[str, str],
+    caps: dict[str, Any],
+    command: list[str] | None = None,
 ) -> AsyncIterator[tuple[Any, Any, dict[str, Any]]]:
     """The example agent as a subprocess, initialized: the connection, the process, and the
-    agent's `initialize` response."""
+    agent's `initialize` response. `command` starts another copy of it (a wheel's
+    `llm-plans agent --model scripted`); by default, this checkout's with the scripted model."""
+    program, *args = command or [sys.executable, str(AGENT), *SCRIPTED]
     async with acp.spawn_agent_process(
         client,
-        sys.executable,
-        str(AGENT),
-        *SCRIPTED,
+        program,
+        *args,
         cwd=project,
         env=env,
         observers=[client.observe],

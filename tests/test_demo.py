@@ -18,12 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from agent_client import CAPS, Client, connected, prompt_block
 from node_tools import acpx_exec, node_modules
 from rich.console import Console
+from test_agent_scripted import NOT_THE_SAMPLE, files, kinds, look_alike
 from wheel_build import PIP, ROOT, build_wheel
 
 from llm_plans import _demo
 from llm_plans._demo import examples_dir, marked
+from llm_plans.testing import client_view
 from llm_plans.view import MARK_SECONDS, PlanBoard
 
 # The demo runs the whole scripted session in a subprocess; generous room for a slow machine.
@@ -202,3 +205,52 @@ def test_acpx_drives_llm_plans_agent_from_a_wheel(installed: Installed, tmp_path
     assert "- [completed] Run the tests" in out.stdout
     assert "sum(values) / len(values)" in (project / "calc.py").read_text()
     assert (tmp_path / "xdg" / "llm-plans-agent").is_dir()
+
+
+def test_the_wheels_agent_leaves_a_look_alike_project_as_it_was(
+    installed: Installed, tmp_path: Path
+) -> None:
+    """Tracker issue 39, item 1, as reported: acpx, the wheel's scripted agent, a project of
+    one's own that looks like the sample. It stops before any plan or write and says so."""
+    node_modules()
+    project = look_alike(tmp_path)
+    before = files(project)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**clean_env(), "HOME": str(home), "XDG_DATA_HOME": str(tmp_path / "xdg")}
+    agent = f"{installed.command} agent --model scripted --script-delay 0"
+    out = acpx_exec(agent, "fix the failing test", cwd=project, env=env)
+    assert NOT_THE_SAMPLE in out.stdout
+    assert "I changed nothing" in out.stdout
+    assert "[plan]" not in out.stdout
+    assert "Done" not in out.stdout
+    assert files(project) == before
+
+
+async def test_the_wheels_agent_answers_a_second_prompt_without_touching_its_plans(
+    installed: Installed, tmp_path: Path
+) -> None:
+    """The wheel's agent fixes a copy of the wheel's sample project, then answers later
+    prompts (in the same agent, and in a restarted one after session/load) with one message."""
+    project = tmp_path / "project"
+    shutil.copytree(installed.site / "llm_plans" / "_examples" / "sample_project", project)
+    env = {**clean_env(), "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "xdg")}
+    command = [installed.command, "agent", "--model", "scripted", "--script-delay", "0"]
+    first = Client()
+    async with connected(first, project, env, CAPS["schema"], command) as (conn, _, _init):
+        session = await conn.new_session(cwd=str(project))
+        sid = session.session_id
+        await conn.prompt(session_id=sid, prompt=prompt_block("fix the failing test"))
+        plans, fixed, seen = client_view(first.plan_updates), files(project), len(first.raw)
+        assert "sum(values) / len(values)" in (project / "calc.py").read_text()
+        await conn.prompt(session_id=sid, prompt=prompt_block("and now?"))
+    assert kinds(first.raw[seen:]) == ["agent_message_chunk"]
+    assert client_view(first.plan_updates) == plans
+    second = Client()
+    async with connected(second, project, env, CAPS["schema"], command) as (conn, _, _init):
+        await conn.load_session(cwd=str(project), session_id=sid)
+        seen = len(second.raw)
+        await conn.prompt(session_id=sid, prompt=prompt_block("and now?"))
+    assert kinds(second.raw[seen:]) == ["agent_message_chunk"]
+    assert client_view(second.plan_updates) == plans
+    assert files(project) == fixed

@@ -250,3 +250,21 @@ async def test_any_small_change_to_calc_stops_before_any_plan_or_write(
         assert len(said) == 1
         assert NOT_THE_SAMPLE in said[0]
         assert not model.finished  # a refusal is not the run: the next prompt checks again
+
+
+@pytest.mark.parametrize(
+    ("state", "finished", "stopped_at"),
+    [
+        ({"finished": True, "stopped_at": None}, True, None),
+        ({"finished": False, "stopped_at": 2}, False, 2),
+        ({"finished": "yes", "stopped_at": True}, False, None),
+        ({"stopped_at": 99}, False, None),
+        ({}, False, None),
+    ],
+)
+def test_a_stored_state_is_taken_back_only_when_it_makes_sense(
+    state: dict[str, Any], finished: bool, stopped_at: int | None, tmp_path: Path
+) -> None:
+    model = Scripted(tmp_path)
+    model.restore(state)
+    assert (model.finished, model.stopped_at) == (finished, stopped_at)

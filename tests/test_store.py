@@ -77,6 +77,36 @@ def test_saving_refuses_what_loading_would(tmp_path: Path) -> None:
         PlanStore(tmp_path).save("s", "/", {"x": float("nan")})
 
 
+def test_a_models_state_is_kept_beside_its_plans(tmp_path: Path) -> None:
+    store = PlanStore(tmp_path)
+    assert store.load_model("s") is None
+    store.save_model("s", {"finished": True, "stopped_at": None})
+    store.save_model("s", {"finished": False, "stopped_at": 2})  # the last one counts
+    assert PlanStore(tmp_path).load_model("s") == {"finished": False, "stopped_at": 2}
+    assert store.load("s") is None  # no plans saved: the two are apart
+
+
+@pytest.mark.parametrize("text", ["{not json", "[1]", '{"finished": NaN}'])
+def test_a_damaged_model_state_reads_as_none(text: str, tmp_path: Path) -> None:
+    """The model then acts as in a new session (the scripted one checks the files anyway)."""
+    PlanStore(tmp_path)
+    with sqlite3.connect(tmp_path / FILE_NAME) as db:
+        db.execute("INSERT INTO models VALUES ('s', ?)", (text,))
+    assert PlanStore(tmp_path).load_model("s") is None
+
+
+def test_a_store_from_before_model_states_opens_and_keeps_its_plans(tmp_path: Path) -> None:
+    with sqlite3.connect(tmp_path / FILE_NAME) as db:
+        db.execute(
+            "CREATE TABLE sessions (id TEXT PRIMARY KEY, cwd TEXT NOT NULL, "
+            "snapshot TEXT NOT NULL, updated REAL NOT NULL)"
+        )
+    PlanStore(tmp_path).save("s", "/", SNAPSHOT)
+    store = PlanStore(tmp_path)
+    assert store.load("s") == SNAPSHOT
+    assert store.load_model("s") is None
+
+
 async def test_the_agent_starts_on_a_corrupt_store_and_says_so(tmp_path: Path) -> None:
     data = tmp_path / "data"
     corrupt(data)

@@ -20,7 +20,8 @@ from agent_client import (
     run_prompt,
     sample_project,
 )
-from coding_agent_lib.scripted import FIXED_CALC, TEST_CALC, Scripted
+from coding_agent_lib.sample import unfit
+from coding_agent_lib.scripted import FIXED_CALC, TEST_CALC, WRITES, Scripted
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -47,6 +48,7 @@ def test_add():
 def test_mean():
     assert mean([2, 4]) == 3.0
 """
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "example-agent.md"
 NOT_THE_SAMPLE = "the scripted model only fixes llm_plans' sample project"
 # Words the script says only while working or once the work was done.
 CLAIMS = ("Found it", "Fixed", "Tests pass", "Done", "test_calc.py covers it")
@@ -268,3 +270,9 @@ def test_a_stored_state_is_taken_back_only_when_it_makes_sense(
     model = Scripted(tmp_path)
     model.restore(state)
     assert (model.finished, model.stopped_at) == (finished, stopped_at)
+
+
+def test_the_docs_quote_what_it_says_on_a_look_alike(tmp_path: Path) -> None:
+    section = DOCS.read_text().split("## The scripted model\n")[1].split("\n## ")[0]
+    quoted = section.split("```text\n")[1].split("\n```")[0]
+    assert unfit(look_alike(tmp_path), WRITES, resuming=False) == quoted

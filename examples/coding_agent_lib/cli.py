@@ -46,7 +46,8 @@ that loads a session after a restart sees the same plans.
 It runs the model you name, with that API's key from the environment: OPENAI_API_KEY for
 the OpenAI APIs, ANTHROPIC_API_KEY for Anthropic. `--model scripted` runs an offline,
 scripted model instead (no key, no network): it follows a fixed script that fixes the bug
-in llm_plans' sample project, editing files as it goes, and is meant for that project."""
+in llm_plans' sample project, editing files as it goes, once per session; anywhere else it
+stops before writing anything."""
 
 EPILOG = """\
 examples:

@@ -1093,13 +1093,13 @@ async def test_the_bundled_claude_code_with_tasks_a_subagent_and_a_plan(
         if params["update"]["sessionUpdate"].startswith("plan"):
             check_compliant(form, params)
     if not caps:
-        # The legacy list: the approved plan's lines, then the tasks.
+        # The legacy list: the approved plan's lines, then the tasks, which say whose they are.
         assert [e["content"] for e in plans[-1]["entries"]] == [
             "Reproduce the bug",
             "Fix the tokenizer",
-            "Reproduce",
-            "Fix the tokenizer",
-            "Read",
+            "[main] Reproduce",
+            "[main] Fix the tokenizer",
+            "[main] Read",
         ]
         return
     # The subagent's task went to a plan of its own (with Claude Code's shared numbering),

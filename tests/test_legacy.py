@@ -60,4 +60,4 @@ async def test_a_file_swapped_for_a_symlink_out_of_the_workspace_is_not_read(
     await session.call("create_plan", {"type": "items", "entries": ["next"]})
     contents = [e["content"] for e in send.updates[-1]["entries"]]
     assert "the secret" not in contents
-    assert contents == [f"Plan file: {plan_file}", "next"]
+    assert contents == [f"Plan file: {plan_file}", "[plan-2] next"]

@@ -81,9 +81,10 @@ async def test_stream_helper_with_parallel_tool_uses() -> None:
     assert [b.type for b in final.content] == ["tool_use", "tool_use"]
     results = await adapter.finish()
     assert [r["tool_use_id"] for r in results] == ["toolu_1", "toolu_2"]
+    # The second plan's steps say whose they are (its markdown heading).
     assert [e["content"] for e in send.updates[-1]["entries"]][-2:] == [
-        "Check the parser",
-        "Ask about API",
+        "[Notes] Check the parser",
+        "[Notes] Ask about API",
     ]
 
 

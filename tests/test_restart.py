@@ -31,7 +31,7 @@ async def test_plans_survive_a_killed_agent(tmp_path: Path) -> None:
                 conn.prompt(session_id=session.session_id, prompt=prompt_block("go"))
             )
             # once the design note is committed (the agent moves on to editing), kill mid-turn
-            while not any(getattr(u, "title", "") == "write_file calc.py" for u in first.typed):
+            while not any(getattr(u, "title", "") == "Write calc.py" for u in first.typed):
                 await asyncio.sleep(0.01)
             os.kill(process.pid, signal.SIGKILL)
             await process.wait()

@@ -112,6 +112,9 @@ def labeled(steps: Iterable[Json], label: str, max_chars: int) -> tuple[Json, ..
     out = []
     for step in steps:
         content = step["content"]
+        if content == label:  # a markdown plan shown by its heading alone says whose it is
+            out.append(step)
+            continue
         if step["status"] == "completed" and content.startswith(CANCELLED_PREFIX):
             content = CANCELLED_PREFIX + tag + content[len(CANCELLED_PREFIX) :]
         else:

@@ -105,13 +105,13 @@ def shown_entry(entry: PlanEntry, form: str) -> dict[str, str]:
 def legacy_list(plans: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """The legacy list of items plans as a client shows them (`as_shown`'s, in creation
     order), the rules written apart from the code: every plan's steps but the first plan's
-    read `[<plan id>] <text>` (after `Cancelled: ` where a step has it), cut to the entry
-    limit with `...`."""
+    read `[<plan id>] <text>` (after `Cancelled: ` where a step has it; a step whose text is
+    the id as it is), cut to the entry limit with `...`."""
     out = []
     for number, (plan_id, plan) in enumerate(plans.items()):
         for entry in plan["entries"]:
             content = entry["content"]
-            if number:
+            if number and content != plan_id:  # a step that is the label says whose it is
                 cancelled = content.startswith("Cancelled: ") and entry["status"] == "completed"
                 rest = content[len("Cancelled: ") :] if cancelled else content
                 content = ("Cancelled: " if cancelled else "") + f"[{plan_id}] " + rest

@@ -32,6 +32,7 @@ ACP_TESTS = (
     "test_acp_versions.py",
     "test_agent_acp_builders.py",
     "test_agent_models.py",
+    "test_agent_scripted.py",
     "test_agent_workspace.py",
     "test_cli.py",
     "test_coding_agent.py",

@@ -201,3 +201,22 @@ async def test_validating_never_drops_or_refuses_what_the_session_sends(
         assert parsed.model_dump(mode="json", by_alias=True, exclude_none=True) == params
     else:
         assert raw.sent == [("session/update", params)]
+
+
+async def test_a_subagent_update_always_goes_raw() -> None:
+    """Neither SDK (0.12.1, 1.0.0rc3) models `subagent_update`: it is written as it is."""
+    params = {
+        "sessionId": "parent",
+        "update": {
+            "sessionUpdate": "subagent_update",
+            "sessionId": "child",
+            "title": "Explore",
+            "state": {"state": "running"},
+        },
+    }
+    for validate in (False, True):
+        raw = FakeRaw()
+        conn = FakeConnection(raw)
+        await acp_send(conn, validate=validate)(params)
+        assert raw.sent == [("session/update", params)]
+        assert conn.typed == []

@@ -132,14 +132,16 @@ async def test_legacy_concatenates_every_plan_in_creation_order(
     await session.call("create_plan", {"type": "file", "uri": str(plan_file)})
     await session.call("create_plan", {"type": "file", "uri": "file:///nonexistent/x.md"})
     contents = [(e["content"], e["status"]) for e in send.updates[-1]["entries"]]
+    # Every plan's steps but the first's say whose they are: a markdown plan's heading (a plan
+    # shown by its heading alone is not labelled twice), else the plan's id.
     assert contents == [
         ("A", "pending"),
-        ("Done thing", "completed"),
-        ("Open thing", "pending"),
+        ("[Notes] Done thing", "completed"),
+        ("[Notes] Open thing", "pending"),
         ("Just a title", "pending"),
-        ("Tag", "pending"),
-        ("Publish", "pending"),
-        ("Plan file: /nonexistent/x.md", "pending"),
+        ("[plan-4] Tag", "pending"),
+        ("[plan-4] Publish", "pending"),
+        ("[plan-5] Plan file: /nonexistent/x.md", "pending"),
     ]
     assert all(u["sessionUpdate"] == "plan" for u in send.updates)
     assert len(send.updates) == 5

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,25 +85,46 @@ def read_plan_file(uri: str) -> str | None:
 
 
 def read_local(path: Path) -> str | None:
-    """The UTF-8 text of a regular file of at most `MAX_PLAN_FILE_BYTES`, or None."""
+    """The UTF-8 text of a regular file of at most `MAX_PLAN_FILE_BYTES`, or None.
+
+    Checked on the open file, not the path: a file swapped for a pipe between a check and
+    the read cannot block, and one that grows meanwhile is read only up to the bound."""
     try:
-        if not path.is_file() or path.stat().st_size > MAX_PLAN_FILE_BYTES:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except (OSError, ValueError):
+        return None
+    try:
+        with os.fdopen(fd, "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                return None
+            data = file.read(MAX_PLAN_FILE_BYTES + 1)
+        if len(data) > MAX_PLAN_FILE_BYTES:
             return None
-        return path.read_text(encoding="utf-8")
+        return data.decode("utf-8")
     except (OSError, UnicodeDecodeError, ValueError):
         return None
 
 
+# A label names a plan; a longer heading would crowd out the step's own text.
+MAX_LABEL_CHARS = 40
+_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s+(?P<text>\S.*?)\s*#*\s*$")
+
+
 def label_of(plan: Stored) -> str:
     """What a plan's steps are labelled with in the legacy list: a markdown plan's first
-    heading, else the plan's id."""
+    heading (outside code fences), else the plan's id; at most `MAX_LABEL_CHARS`."""
+    label = plan.id
     if plan.type == "markdown":
+        in_fence = False
         for line in plan.content.splitlines():
-            if _HEADING.match(line):
-                heading = _HEADING.sub("", line).strip()
-                if heading:
-                    return heading
-    return plan.id
+            if _FENCE.match(line):
+                in_fence = not in_fence
+                continue
+            heading = None if in_fence else _HEADING_LINE.match(line)
+            if heading:
+                label = heading.group("text")
+                break
+    return label if len(label) <= MAX_LABEL_CHARS else label[: MAX_LABEL_CHARS - 3] + "..."
 
 
 def labeled(steps: Iterable[Json], label: str, max_chars: int) -> tuple[Json, ...]:
@@ -112,9 +134,6 @@ def labeled(steps: Iterable[Json], label: str, max_chars: int) -> tuple[Json, ..
     out = []
     for step in steps:
         content = step["content"]
-        if content == label:  # a markdown plan shown by its heading alone says whose it is
-            out.append(step)
-            continue
         if step["status"] == "completed" and content.startswith(CANCELLED_PREFIX):
             content = CANCELLED_PREFIX + tag + content[len(CANCELLED_PREFIX) :]
         else:
@@ -123,6 +142,23 @@ def labeled(steps: Iterable[Json], label: str, max_chars: int) -> tuple[Json, ..
             content = content[: max_chars - 3] + "..."
         out.append({**step, "content": content})
     return tuple(out)
+
+
+def _bounded_read(read_text: ReadText, uri: str) -> str | None:
+    """What a custom reader (a client's file system) gives for `uri`, held to the bound a
+    local file is: a reader that fails, or gives more than `MAX_PLAN_FILE_BYTES` or not text,
+    leaves the file unreadable, never the session broken."""
+    try:
+        text = read_text(uri)
+    except Exception:
+        return None
+    if not isinstance(text, str):
+        return None
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError:  # a lone surrogate: no client can be sent it
+        return None
+    return text if size <= MAX_PLAN_FILE_BYTES else None
 
 
 def _unreadable(uri: str) -> str:
@@ -178,7 +214,14 @@ class Flattener:
         cached = self._labeled.get(plan.id)
         if cached is not None and cached.key is steps:
             return cached.entries
-        entries = labeled(steps, label_of(plan), self._limits.max_entry_chars)
+        label = label_of(plan)
+        if plan.type == "markdown" and not markdown_items(plan.content):
+            # Shown by its headline alone: a step that is its heading says whose it is.
+            entries = steps if [s["content"] for s in steps] == [label] else None
+        else:
+            entries = None
+        if entries is None:
+            entries = labeled(steps, label, self._limits.max_entry_chars)
         self._labeled[plan.id] = _Cached(steps, entries)
         return entries
 
@@ -244,7 +287,7 @@ class Flattener:
         if self._read_text is not read_plan_file:
             path = local_path(plan.uri)
             if path is None or resolved_inside(path, self._workspace, self._limits) is not None:
-                return self._read_text(plan.uri)
+                return _bounded_read(self._read_text, plan.uri)
             return None
         if isinstance(key, tuple):
             return read_local(Path(key[0]))  # the checked real path, not the link

@@ -48,6 +48,8 @@ def file_uri(value: str, workspace: Path | None, limits: Limits) -> str:
         if parts.netloc not in ("", "localhost"):
             raise ValueError("only local file: URIs are accepted (no host name).")
         raw = unquote(parts.path)
+        if _CONTROL.search(raw):  # percent-encoded: the decoded path is what a client sees
+            raise ValueError("control characters are not allowed in a file location.")
     elif parts.scheme:
         raise ValueError(
             f'the "{parts.scheme[:40]}:" scheme is not accepted; '

@@ -11,7 +11,11 @@ from typing import Any
 import acp
 from acp.schema import TextContentBlock
 
-EXAMPLES = Path(__file__).parents[1] / "examples"
+ROOT = Path(__file__).parents[1]
+EXAMPLES = ROOT / "examples"
+# The agent imports this checkout's llm_plans, not whichever one the environment installed
+# (a shared virtualenv's editable install may point at another worktree).
+_PYTHONPATH = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
 
 
 @dataclass
@@ -49,7 +53,7 @@ async def run_example(
         client,
         sys.executable,
         str(EXAMPLES / f"{name}.py"),
-        env={**os.environ, **(env or {})},
+        env={**os.environ, "PYTHONPATH": _PYTHONPATH, **(env or {})},
         observers=[client.observe],
         use_unstable_protocol=True,
     ) as (conn, _process):

@@ -645,6 +645,213 @@ async def test_parallel_subagents_hooks_interleave_without_mixing(session: PlanS
     new_session(RecordingSend()).restore(session.snapshot())
 
 
+# ---- subagents as child sessions ------------------------------------------------------------
+
+# Clients that take subagent sessions: v1's opt-in, in the plan-operation and legacy forms, or v2.
+TAKING: dict[str, dict[str, Any]] = {
+    "schema": {"client_capabilities": {"plan": {}, "subagents": {}}},
+    "legacy": {"client_capabilities": {"subagents": {}}},
+    "v2": {"protocol_version": 2},
+}
+CHILD = f"sess_1/agent-{SUBAGENT}"
+
+
+def taking(send: RecordingSend, form: str = "schema", **kwargs: Any) -> PlanSession:
+    return PlanSession(send, session_id="sess_1", dialects=DIALECTS, **TAKING[form], **kwargs)
+
+
+def shown_in_each_session(session: PlanSession, send: RecordingSend) -> None:
+    """Every session (the parent, each child) shows its own plans, from its own updates
+    only; nothing of a child before its announcement."""
+    for params in send.sent:
+        check_compliant(session.form, params)
+    announced = {
+        p["update"]["sessionId"]: n
+        for n, p in reversed(list(enumerate(send.sent)))
+        if p["update"]["sessionUpdate"] == "subagent_update"
+    }
+    for n, params in enumerate(send.sent):
+        if params["sessionId"] != session.session_id:
+            assert announced[params["sessionId"]] < n
+    for sid, each in [(session.session_id, session), *session.subagents.items()]:
+        view = ClientView(session.form).apply_all(
+            p["update"] for p in send.sent if p["sessionId"] == sid
+        )
+        if session.form.value == "legacy":
+            # The one list: each items plan's steps (a markdown plan adds its lines).
+            lists = [getattr(plan, "entries", []) for plan in each.plans.values()]
+            steps = [e.content for entries in lists for e in entries]
+            shown = [e["content"] for e in view.entries]
+            assert [c for c in shown if c in steps] == steps
+        else:
+            assert view.shown() == as_shown(each.plans, session.form)
+
+
+@pytest.mark.parametrize("form", list(TAKING))
+async def test_a_subagents_plans_go_to_a_child_session(form: str) -> None:
+    send = RecordingSend()
+    session = taking(send, form)
+    hooks = plan_hooks(session)
+    code = ClaudeCode()
+    await fire(hooks, code.create("Main task"))
+    await fire(hooks, code.create("Explore the parser", agent=SUBAGENT))
+    # Announced on the parent, with its agent type, before the child's first plan.
+    assert send.sent[-2:] == [
+        {
+            "sessionId": "sess_1",
+            "update": {
+                "sessionUpdate": "subagent_update",
+                "sessionId": CHILD,
+                "title": "general-purpose",
+                "state": {"state": "running"},
+            },
+        },
+        send.sent[-1],
+    ]
+    assert send.sent[-1]["sessionId"] == CHILD
+    [child] = session.subagents.values()
+    assert child.session_id == CHILD
+    # The subagent's list is the child's own list; the parent's plans never hold it.
+    assert tasks_of(child, "main") == {"2": ("Explore the parser", "pending")}
+    assert tasks_of(session, "main") == {"1": ("Main task", "pending")}
+    assert list(session.plans) == ["main"]
+    await fire(hooks, code.update("2", agent=SUBAGENT, status="in_progress"))
+    # Its TaskList resyncs only its own tasks; the main one's does not take the child's.
+    await fire(hooks, code.list(agent=SUBAGENT))
+    await fire(hooks, code.list())
+    assert tasks_of(child, "main") == {"2": ("Explore the parser", "in_progress")}
+    assert list(tasks_of(session, "main")) == ["1"]
+    # Its approved plan is the child's own.
+    approved = exit_plan_mode("# Sub plan") | {"agent_id": SUBAGENT, "agent_type": "Plan"}
+    await fire(hooks, approved)
+    assert list(child.plans) == ["main", "plan-mode"]
+    assert list(session.plans) == ["main"]
+    shown_in_each_session(session, send)
+    # Stopped: its plans leave the client's view, then it is idle; its task reaches the main
+    # list at the next TaskList, as Claude Code's list still holds it.
+    sent = len(send.sent)
+    await fire(hooks, stopped(SUBAGENT))
+    assert child.plans == {}
+    assert {p["sessionId"] for p in send.sent[sent:-1]} == {CHILD}
+    assert send.sent[-1] == {
+        "sessionId": "sess_1",
+        "update": {
+            "sessionUpdate": "subagent_update",
+            "sessionId": CHILD,
+            "state": {"state": "idle"},
+        },
+    }
+    await fire(hooks, code.list())
+    assert list(tasks_of(session, "main")) == ["1", "2"]
+    shown_in_each_session(session, send)
+
+
+async def test_a_stopped_subagents_child_can_keep_its_plans() -> None:
+    send = RecordingSend()
+    session = taking(send)
+    hooks = plan_hooks(session, keep_subagent_plans=True)
+    code = ClaudeCode()
+    await fire(hooks, code.create("Explore", agent=SUBAGENT))
+    await fire(hooks, stopped(SUBAGENT))
+    child = session.subagents[CHILD]
+    assert tasks_of(child, "main") == {"1": ("Explore", "pending")}
+    assert send.updates[-1] == {
+        "sessionUpdate": "subagent_update",
+        "sessionId": CHILD,
+        "state": {"state": "idle"},
+    }
+    # Its kept task stays the child's: the main TaskList does not take it.
+    await fire(hooks, code.list())
+    assert tasks_of(session, "main") == {}
+    # A stop of a subagent that mirrored nothing announces nothing.
+    sent = len(send.sent)
+    await fire(hooks, stopped("never-seen"))
+    assert len(send.sent) == sent
+    # Resumed by Claude Code: running again, the same child.
+    await fire(hooks, code.update("1", agent=SUBAGENT, status="completed"))
+    assert session.subagents[CHILD] is child
+    assert send.updates[-2]["state"] == {"state": "running"}
+    shown_in_each_session(session, send)
+
+
+async def test_a_subagents_title_falls_back_to_its_id_and_stays_readable() -> None:
+    send = RecordingSend()
+    session = taking(send)
+    hooks = plan_hooks(session)
+    data = todo_write([{"content": "A", "status": "pending", "activeForm": "A"}], agent="b2")
+    del data["agent_type"]
+    await fire(hooks, data)
+    huge = todo_write([{"content": "B", "status": "pending", "activeForm": "B"}], agent="b3")
+    await fire(hooks, huge | {"agent_type": "x\n" * 500})
+    titles = [u["title"] for u in send.updates if u["sessionUpdate"] == "subagent_update"]
+    assert titles[0] == "Subagent b2"
+    assert len(titles[1]) == 100
+    assert "\n" not in titles[1]
+    # Later calls without an agent type keep the title it was announced with.
+    again = todo_write([{"content": "C", "status": "pending", "activeForm": "C"}], agent="b3")
+    del again["agent_type"]
+    announced = len([u for u in send.updates if u["sessionUpdate"] == "subagent_update"])
+    await fire(hooks, again)
+    assert announced == len([u for u in send.updates if u["sessionUpdate"] == "subagent_update"])
+    shown_in_each_session(session, send)
+
+
+async def test_two_claude_sessions_subagents_of_the_same_id_are_different_children() -> None:
+    send = RecordingSend()
+    session = taking(send)
+    hooks = plan_hooks(session)
+    first, second = ClaudeCode(), ClaudeCode(claude=SECOND)
+    await fire(hooks, first.create("First's", agent=SUBAGENT))
+    await fire(hooks, second.create("Second's main"))
+    await fire(hooks, second.create("Second's", agent=SUBAGENT))
+    theirs = f"sess_1/{SECOND_LIST}-agent-{SUBAGENT}"
+    assert list(session.subagents) == [CHILD, theirs]
+    assert tasks_of(session.subagents[CHILD], "main") == {"1": ("First's", "pending")}
+    assert tasks_of(session.subagents[theirs], "main") == {"2": ("Second's", "pending")}
+    # The second session's TaskList leaves its subagent's task to the subagent's child.
+    await fire(hooks, second.list())
+    assert tasks_of(session, SECOND_LIST) == {"1": ("Second's main", "pending")}
+    assert set(session.plans) == {SECOND_LIST}
+    # Each stop closes its own session's child only.
+    await fire(hooks, stopped(SUBAGENT, claude=SECOND))
+    assert session.subagents[theirs].plans == {}
+    assert session.subagents[CHILD].plans != {}
+    shown_in_each_session(session, send)
+
+
+async def test_a_claude_session_that_gives_up_its_place_closes_its_subagents() -> None:
+    send = RecordingSend()
+    session = taking(send, limits=Limits(max_plans=2))
+    hooks = plan_hooks(session)
+    await fire(hooks, ClaudeCode().create("First's"))
+    second, third = ClaudeCode(claude=SECOND), ClaudeCode(claude=THIRD)
+    await fire(hooks, second.create("Second's"))
+    await fire(hooks, second.create("Second's sub", agent=SUBAGENT))
+    theirs = f"sess_1/{SECOND_LIST}-agent-{SUBAGENT}"
+    child = session.subagents[theirs]
+    assert child.plans != {}
+    await fire(hooks, third.create("Third's"))  # the plans are full: the second one goes
+    assert child.plans == {}
+    idle = {"sessionUpdate": "subagent_update", "sessionId": theirs, "state": {"state": "idle"}}
+    assert idle in send.updates
+    shown_in_each_session(session, send)
+
+
+async def test_without_subagent_sessions_a_subagents_plan_ids_stay() -> None:
+    # A client that does not take subagent sessions: the plan ids of before, no announcement.
+    send = RecordingSend()
+    session = new_session(send)
+    assert not session.takes_subagents
+    hooks = plan_hooks(session)
+    code = ClaudeCode()
+    await fire(hooks, code.create("Explore", agent=SUBAGENT))
+    await fire(hooks, exit_plan_mode("# Sub") | {"agent_id": SUBAGENT})
+    assert list(session.plans) == [f"agent-{SUBAGENT}", f"agent-{SUBAGENT}-plan"]
+    assert session.subagents == {}
+    assert {p["sessionId"] for p in send.sent} == {"sess_1"}
+    assert all(u["sessionUpdate"] != "subagent_update" for u in send.updates)
+
+
 # ---- Claude Code sessions -------------------------------------------------------------------
 
 # Another Claude session's plans: named by the first 8 hex digits of its session id.

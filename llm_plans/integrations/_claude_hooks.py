@@ -53,21 +53,30 @@ def plan_hooks(
     - `ExitPlanMode`, once approved, becomes (or replaces) the markdown plan `"plan-mode"`; a
       declined one runs no tool and leaves nothing.
     - Calls made inside a subagent (their hook input carries its `agent_id`) go to plans of its
-      own: its list `"agent-<id>"` and its approved plan `"agent-<id>-plan"`, never the main
-      ones. They are removed when the subagent stops (`SubagentStop`), as Claude Code drops a
-      subagent's todos, unless `keep_subagent_plans=True`. A subagent's list that becomes empty
-      is removed (only the session's own list may be an empty plan). A subagent's `TaskList` only
-      resyncs the tasks its list holds: Claude Code's task list is shared, the other tasks are
-      not its own.
+      own, never the main ones. Where the client takes subagent sessions
+      (`session.takes_subagents`), the subagent is a child session
+      (`session.subagent(...)`, announced before its first plan), titled with its
+      `agent_type`, with the id `"<session id>/agent-<id>"`: its list is the child's own list,
+      its approved plan the child's `"plan-mode"`. Elsewhere they are plans of the session:
+      its list `"agent-<id>"` and its approved plan `"agent-<id>-plan"`. When the subagent
+      stops (`SubagentStop`) its plans are removed, as Claude Code drops a subagent's todos,
+      unless `keep_subagent_plans=True`; a child session is then closed
+      (`close(keep_plans=keep_subagent_plans)`: announced idle). A subagent's list among the
+      session's plans is removed once it empties (only the session's own list may be an
+      empty plan); a child's is the child's own list, and stays. A subagent's `TaskList`
+      only resyncs the tasks its list holds: Claude Code's task list is shared, the other
+      tasks are not its own.
     - Claude Code sessions are kept apart by their `session_id` (each has a task list of its
       own, numbered from 1): the first seen writes the plans above; another one (a `query()`
       without `resume`, a concurrent query) writes its own, `"claude-<key>"` for its list,
       `"claude-<key>-plan"` and `"claude-<key>-agent-<id>"` (`<key>`: the first 8 hex digits
-      of its session id). Its list stays when its query ends (a `resume` continues it) and
-      is removed once it empties, or, when a new session comes with the session's plans full
-      (`Limits.max_plans`), if it is the least recently active. At most `max_plans` other
-      sessions are kept apart: one forgotten starts a new list if it comes back. A hook input
-      without a `session_id` is not mirrored.
+      of its session id; its subagents' child sessions `"<session id>/claude-<key>-agent-<id>"`).
+      Its list stays when its query ends (a `resume` continues it) and is removed once it
+      empties, or, when a new session comes with the session's plans full
+      (`Limits.max_plans`), if it is the least recently active (its subagents' child
+      sessions are closed then). At most `max_plans` other sessions are kept apart: one
+      forgotten starts a new list if it comes back. A hook input without a `session_id` is
+      not mirrored.
     - In SDK sessions Claude Code offers its `Task*` tools (not `TodoWrite`), and only when
       they are allowed: `allowed_tools=list(BUILTIN_PLAN_TOOLS)`.
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from .._session import PlanSession
 from ._claude_fit import fitted, text_of
-from ._claude_scope import Scope, Task
+from ._claude_scope import Scope, Task, title_of
 from ._claude_sessions import Sessions
 
 _logger = logging.getLogger("llm_plans")
@@ -83,12 +83,20 @@ class Mirror:
 
     async def subagent_stopped(self, data: Mapping[str, Any]) -> None:
         agent_id = data.get("agent_id")
-        if self.keep_subagent_plans or not isinstance(agent_id, str) or not agent_id:
+        if not isinstance(agent_id, str) or not agent_id:
             return
         found = self._sessions.find(data.get("session_id"))
         if found is None:
             return  # no session seen has plans of this subagent
         scope = Scope(self.session, agent_id, *found)
+        if self.session.takes_subagents:
+            child = self.session.subagents.get(scope.child_id)
+            if child is not None:
+                async with self._lock:
+                    await child.close(keep_plans=self.keep_subagent_plans)
+            return
+        if self.keep_subagent_plans:
+            return
         async with self._lock:
             for plan_id in (scope.list_id, scope.plan_id):
                 if plan_id in self.session.plans:
@@ -112,7 +120,14 @@ class Mirror:
                     break
                 if key != entered.key:
                     await self._drop_session(key, "another Claude session came, plans full")
-        return Scope(self.session, data.get("agent_id"), entered.key)
+        scope = Scope(self.session, data.get("agent_id"), entered.key)
+        if scope.agent is not None and self.session.takes_subagents:
+            # Announced (by the session) before the first of its plans reaches the client;
+            # again as running if it stopped and Claude Code resumed it.
+            known = scope.child_id in self.session.subagents
+            title = title_of(data.get("agent_type"), scope.agent, known=known)
+            scope.into(await self.session.subagent(scope.child_id, title=title))
+        return scope
 
     async def _drop_session(self, key: str, why: str) -> None:
         """Remove the plans of the other Claude session named `key`."""
@@ -128,6 +143,8 @@ class Mirror:
             )
         for plan_id in gone:
             await self._call(own, "remove_plan", {"id": plan_id}, ours=True)
+        for child in own.children().values():
+            await child.close()  # its subagents' sessions: the session's plans went too
 
     # ---- the tools ----------------------------------------------------------------------
 
@@ -174,7 +191,7 @@ class Mirror:
                 "plan_hooks: TaskUpdate of task %r, which %s does not hold; left for the next "
                 "TaskList",
                 task_id,
-                scope.list_id,
+                scope.label,
             )
             return
         if args.get("status") == "deleted" and scope.removable and len(tasks) == 1:
@@ -225,11 +242,11 @@ class Mirror:
             _logger.info("plan_hooks: ExitPlanMode approved without a plan text; nothing shown")
             return
         plan_id = scope.plan_id
-        width = self.session.limits.max_markdown_chars
+        width = scope.target.limits.max_markdown_chars
         if len(plan) > width:  # shown cut rather than not at all
             _logger.info("plan_hooks: the approved plan is longer than a plan keeps; shown cut")
             plan = plan[: width - 1] + "\u2026"
-        if plan_id in self.session.plans:
+        if plan_id in scope.target.plans:
             await self._call(
                 scope,
                 "update_plan",
@@ -305,14 +322,14 @@ class Mirror:
         if refused:
             _logger.warning(
                 "plan_hooks: %s could not follow %d of Claude Code's tasks: %s",
-                scope.list_id,
+                scope.label,
                 refused,
                 self._refusal,
             )
         if changed:
             _logger.info(
                 "plan_hooks: %s resynced with Claude Code's task list (%d task%s changed)",
-                scope.list_id,
+                scope.label,
                 changed,
                 "" if changed == 1 else "s",
             )
@@ -331,7 +348,7 @@ class Mirror:
     async def _drop_list(self, scope: Scope) -> None:
         # Only the session's own list may be an empty plan (a snapshot restores it as such):
         # a subagent's or another Claude session's list that empties is removed.
-        if scope.list_id in self.session.plans:
+        if scope.list_id in scope.target.plans:
             await self._call(scope, "remove_plan", {"id": scope.list_id}, ours=True)
 
     async def _call(
@@ -347,15 +364,15 @@ class Mirror:
         `quiet`: a resync says once how many it could not follow)."""
         list_id = None if ours else scope.own_list
         if not ours:
-            arguments, cut = fitted(arguments, self.session.limits)
+            arguments, cut = fitted(arguments, scope.target.limits)
             if cut:
                 _logger.info(
                     "plan_hooks: Claude Code's %s was more than %s keeps (%s): shown cut",
                     name,
-                    scope.list_id,
+                    scope.label,
                     ", ".join(cut),
                 )
-        result = await self.session.mirror(name, arguments, list_id=list_id)
+        result = await scope.target.mirror(name, arguments, list_id=list_id)
         if not result.ok:
             # The rejection's problems, without its first and last lines (meant for a model).
             lines = result.content.splitlines()
@@ -363,7 +380,7 @@ class Mirror:
             if not quiet:
                 _logger.warning(
                     "plan_hooks: %s did not take Claude Code's %s",
-                    scope.list_id,
+                    scope.label,
                     self._refusal,
                 )
         return result.ok

@@ -1268,7 +1268,7 @@ class ApprovingClient(PipeClient):
         )
 
 
-@pytest.mark.parametrize("caps", [{"plan": {}}, {}])
+@pytest.mark.parametrize("caps", [{"plan": {}}, {}, {"plan": {}, "subagents": {}}])
 async def test_the_bundled_claude_code_with_tasks_a_subagent_and_a_plan(
     caps: dict[str, Any], tmp_path: Path
 ) -> None:
@@ -1309,16 +1309,12 @@ async def test_the_bundled_claude_code_with_tasks_a_subagent_and_a_plan(
             "[main] Read",
         ]
         return
-    # The subagent's task went to a plan of its own (with Claude Code's shared numbering),
-    # never the main list, and the plan went when the subagent stopped.
-    [mine] = {u["planId"] for u in plans if u["sessionUpdate"] == "plan_removed"}
-    assert mine.startswith("agent-")
-    shown = [u for u in plans if u.get("plan", {}).get("planId") == mine]
-    assert [e["content"] for e in shown[0]["plan"]["entries"]] == ["Read"]
-    assert shown[0]["plan"]["entries"][0]["_meta"]["llm_plans"]["taskId"] == "3"
-    removed = plans.index({"sessionUpdate": "plan_removed", "planId": mine})
-    before = [u for u in plans[:removed] if u.get("plan", {}).get("planId") == "main"]
-    assert all(e["content"] != "Read" for u in before for e in u["plan"]["entries"])
+    if "subagents" in caps:
+        _check_the_subagents_child_session(client)
+        plans = [p["update"] for p in client.raw if p["sessionId"] == "sess_1"]
+        plans = [u for u in plans if u["sessionUpdate"].startswith("plan")]
+    else:
+        _check_the_subagents_own_plans(plans)
     view = ClientView(form).apply_all(plans)
     assert view.plans["plan-mode"] == {
         "planId": "plan-mode",
@@ -1338,6 +1334,66 @@ async def test_the_bundled_claude_code_with_tasks_a_subagent_and_a_plan(
     # The declined plan never reached the client.
     assert PLAN_V1 not in json.dumps(client.updates)
     assert [t.raw_input["plan"] for t in client.asked] == [PLAN_V1, PLAN_V2]
+
+
+def _check_the_subagents_child_session(client: PipeClient) -> None:
+    """The subagent was a child session: announced on the parent before anything of it,
+    titled with its agent type; its task (with Claude Code's shared numbering) was its own
+    list's, never the parent's, and left the client's view when it stopped, idle."""
+    [child] = {p["sessionId"] for p in client.raw} - {"sess_1"}
+    assert child.startswith("sess_1/agent-")
+    mine = [n for n, p in enumerate(client.raw) if p["sessionId"] == child]
+    about = [
+        (n, p["update"])
+        for n, p in enumerate(client.raw)
+        if p["update"]["sessionUpdate"] == "subagent_update"
+    ]
+    assert about[0] == (
+        about[0][0],
+        {
+            "sessionUpdate": "subagent_update",
+            "sessionId": child,
+            "title": "general-purpose",
+            "state": {"state": "running"},
+        },
+    )
+    assert about[0][0] < mine[0]
+    assert about[-1][1] == {
+        "sessionUpdate": "subagent_update",
+        "sessionId": child,
+        "state": {"state": "idle"},
+    }
+    assert mine[-1] < about[-1][0]
+    updates = [client.raw[n]["update"] for n in mine]
+    for n in mine:
+        check_compliant("schema", client.raw[n])
+    assert updates[0]["plan"]["planId"] == "main"
+    assert [e["content"] for e in updates[0]["plan"]["entries"]] == ["Read"]
+    assert updates[0]["plan"]["entries"][0]["_meta"]["llm_plans"]["taskId"] == "3"
+    assert updates[-1] == {"sessionUpdate": "plan_removed", "planId": "main"}
+    assert ClientView("schema").apply_all(updates).plans == {}
+    # The parent's list never held the subagent's task while it ran.
+    stopped_at = about[-1][0]
+    before = [p["update"] for p in client.raw[:stopped_at] if p["sessionId"] == "sess_1"]
+    assert all(
+        e["content"] != "Read"
+        for u in before
+        if u["sessionUpdate"] == "plan_update"
+        for e in u["plan"].get("entries", [])
+    )
+
+
+def _check_the_subagents_own_plans(plans: list[dict[str, Any]]) -> None:
+    # The subagent's task went to a plan of its own (with Claude Code's shared numbering),
+    # never the main list, and the plan went when the subagent stopped.
+    [mine] = {u["planId"] for u in plans if u["sessionUpdate"] == "plan_removed"}
+    assert mine.startswith("agent-")
+    shown = [u for u in plans if u.get("plan", {}).get("planId") == mine]
+    assert [e["content"] for e in shown[0]["plan"]["entries"]] == ["Read"]
+    assert shown[0]["plan"]["entries"][0]["_meta"]["llm_plans"]["taskId"] == "3"
+    removed = plans.index({"sessionUpdate": "plan_removed", "planId": mine})
+    before = [u for u in plans[:removed] if u.get("plan", {}).get("planId") == "main"]
+    assert all(e["content"] != "Read" for u in before for e in u["plan"]["entries"])
 
 
 async def test_claude_codes_long_texts_are_shown_cut_not_dropped(

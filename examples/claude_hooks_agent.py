@@ -2,9 +2,16 @@
 
 The model plans with the tools it was trained on (`TaskCreate`, `TaskUpdate`, `TaskList`,
 `TaskGet`, and `ExitPlanMode` in plan mode); Claude Code runs them, and `plan_hooks` mirrors
-each call into the session, so the task list, an approved plan (`"plan-mode"`) and a
-subagent's own list reach the ACP client as plans. Plan approval (and any other permission
-Claude Code asks for) goes to the ACP client as `session/request_permission`.
+each call into the session, so the task list and an approved plan (`"plan-mode"`) reach the
+ACP client as plans. Plan approval (and any other permission Claude Code asks for) goes to
+the ACP client as `session/request_permission`.
+
+A subagent Claude Code runs (its `Agent` tool) plans apart from the main agent. A client that
+takes subagent sessions (it advertised `clientCapabilities.subagents: {}`, or speaks v2) sees
+it as a child session: a `subagent_update` on this session announces it (titled with its
+agent type, `"general-purpose"`), its list and approved plan go out under its own session
+id (`"sess_1/agent-<agent id>"`), and when it stops its plans leave and it is announced idle.
+Any other client sees its list as the plan `"agent-<agent id>"` of this session.
 
     ANTHROPIC_API_KEY=... python examples/claude_hooks_agent.py
 
@@ -66,6 +73,8 @@ class ClaudeHooksAgent(FrameworkAgent[ClaudeAgentOptions]):
 
         return ClaudeAgentOptions(
             cwd=cwd,
+            # The session was made with the client's raw capabilities: it knows whether the
+            # client takes subagent sessions, and plan_hooks sends subagents' plans so.
             hooks=plan_hooks(session),
             # Claude Code offers its task tools in SDK sessions only when they are allowed;
             # they only touch the task list, which the hooks mirror.

@@ -1087,10 +1087,17 @@ class MirrorMachine(RuleBasedStateMachine):
         super().__init__()
         self.loop = asyncio.new_event_loop()
         self.send = RecordingSend()
-        self.session = new_session(self.send, on_commit=self.restores)
+        self.session = self.new(self.send, on_commit=self.restores)
         self.hooks = plan_hooks(self.session)
         self.code = ClaudeCode()
         self.created: dict[str | None, set[str]] = {a: set() for a in AGENTS}
+
+    def new(self, send: RecordingSend, **kwargs: Any) -> PlanSession:
+        return new_session(send, **kwargs)
+
+    def held(self, agent: str) -> dict[str, tuple[str, str]]:
+        """What a subagent's list holds."""
+        return tasks_of(self.session, f"agent-{agent}")
 
     def teardown(self) -> None:
         self.loop.close()
@@ -1098,7 +1105,9 @@ class MirrorMachine(RuleBasedStateMachine):
     @staticmethod
     def restores(session: PlanSession) -> None:
         # Every state a commit saves restores (an empty list is only the session's own).
-        new_session(RecordingSend()).restore(session.snapshot())
+        PlanSession(RecordingSend(), session_id="sess_1", dialects=DIALECTS).restore(
+            session.snapshot()
+        )
 
     def run(self, data: dict[str, Any]) -> None:
         assert self.loop.run_until_complete(fire(self.hooks, data)) == [{}]
@@ -1125,17 +1134,12 @@ class MirrorMachine(RuleBasedStateMachine):
     def listing(self, agent: str | None) -> None:
         self.run(self.code.list(agent))
         if agent is None:
-            held = {
-                i
-                for plan_id in self.session.plans
-                if plan_id.startswith("agent-")
-                for i in tasks_of(self.session, plan_id)
-            }
+            held = {i for a in AGENTS[1:] for i in self.held(a)}
             assert tasks_of(self.session, "main") == {
                 i: (t.subject, t.status) for i, t in self.code.tasks.items() if i not in held
             }
         else:
-            mine = tasks_of(self.session, f"agent-{agent}")
+            mine = self.held(agent)
             assert set(mine) <= set(self.code.tasks)
             for i, shown in mine.items():
                 task = self.code.tasks[i]
@@ -1148,7 +1152,7 @@ class MirrorMachine(RuleBasedStateMachine):
     @rule(agent=st.sampled_from(AGENTS[1:]))
     def stop(self, agent: str) -> None:
         self.run(stopped(agent))
-        assert f"agent-{agent}" not in self.session.plans
+        assert self.held(agent) == {}
         self.created[agent] = set()
 
     @rule(plan=st.sampled_from(["# A", "# B\n\n1. step"]))
@@ -1159,7 +1163,7 @@ class MirrorMachine(RuleBasedStateMachine):
     @invariant()
     def subagents_hold_only_their_own_tasks(self) -> None:
         for agent in AGENTS[1:]:
-            assert set(tasks_of(self.session, f"agent-{agent}")) <= self.created[agent]
+            assert set(self.held(agent)) <= self.created[agent]
         for plan_id, plan in self.session.plans.items():
             if plan_id != "main" and plan.type == "items":
                 assert plan.entries  # type: ignore[union-attr]
@@ -1170,6 +1174,25 @@ class MirrorMachine(RuleBasedStateMachine):
 
 
 TestMirror = MirrorMachine.TestCase
+
+
+class ChildMirrorMachine(MirrorMachine):
+    """The same, with a client that takes subagent sessions: each subagent's list is the own
+    list of its child session, and every session shows its own plans."""
+
+    def new(self, send: RecordingSend, **kwargs: Any) -> PlanSession:
+        return taking(send, **kwargs)
+
+    def held(self, agent: str) -> dict[str, tuple[str, str]]:
+        child = self.session.subagents.get(f"sess_1/agent-{agent}")
+        return {} if child is None else tasks_of(child, "main")
+
+    @invariant()
+    def the_client_shows_the_session(self) -> None:
+        shown_in_each_session(self.session, self.send)
+
+
+TestChildMirror = ChildMirrorMachine.TestCase
 
 
 # ---- the real Claude Code -------------------------------------------------------------------

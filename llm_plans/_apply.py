@@ -205,6 +205,16 @@ def _create(
     context = ""
     if plan_id is not None:
         problems += check_id(plan_id, rules.limits)
+        reserved = next((p for p in rules.reserved if plan_id.startswith(p)), None)
+        if reserved is not None:
+            problems.append(
+                Problem(
+                    "id",
+                    f'ids starting with "{reserved}" name a subagent\'s plans in this session; '
+                    "pick another id (or null for a generated one).",
+                    plan_id,
+                )
+            )
         if plan_id in book.plans:
             problems.append(
                 Problem(

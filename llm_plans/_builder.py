@@ -45,6 +45,9 @@ class Rules:
     mirror: bool = False
     """The call mirrors one another agent already ran (`PlanSession.mirror`): ids that
     agent issued (a task's number) are taken, as no model's call may set them."""
+    reserved: tuple[str, ...] = ()
+    """Plan id prefixes under which subagents' plans reach the client in this session (one
+    that does not take subagent sessions): none of its own plans may take such an id."""
     restoring: bool = False
     """The call re-creates a plan of a snapshot (`restore`): its entries keep what the
     session kept under `_meta["llm_plans"]`, each key held to its field's rules, where a

@@ -596,6 +596,11 @@ class PlanSession:
         child_id = check_child_id(child_session_id, self.session_id)
         title, description = check_text("title", title), check_text("description", description)
         known = self._subagents.children.get(child_id)
+        if known is None and child_id in self._subagents.ids:
+            raise ConfigurationError(
+                f"{child_id!r} already names a session of this connection (this session, or "
+                "another's subagent); a subagent's session id must be unique on it"
+            )
         if (known is None or not known.open) and self._subagents.open_count() >= MAX_OPEN:
             raise ConfigurationError(
                 f"at most {MAX_OPEN} subagents are open at once; close() one before "
@@ -604,22 +609,30 @@ class PlanSession:
         whole = known is not None and not known.open
         if known is None:
             known = Child(child_id, title, description)
+            known.prefix = self._subagents.prefix_for(child_id, self._book.plans)
             known.session = self._child(known)
             self._subagents.children[child_id] = known
+            self._subagents.ids.add(child_id)
+            self._rules = replace(self._rules, reserved=self._subagents.reserved())
         else:
             known.open = True
             if title is not None:
                 known.title = title
             if description is not None:
                 known.description = description
+        if self._on_commit is not None:
+            self._committed(self._on_commit)  # a snapshot keeps the children as they are now
+        if known.closing:
+            session: PlanSession = known.session
+            return session  # its close() announces it running again once it is done
         try:
             await self._subagents.sync(known, whole=whole)
         except Exception as exc:
             # The child's next notification announces it first: nothing of it reaches the
             # client before its announcement.
             _logger.warning("announcing subagent %s failed: %r", child_id, exc)
-        session: PlanSession = known.session
-        return session
+        child: PlanSession = known.session
+        return child
 
     def _child(self, record: Child) -> PlanSession:
         on_commit = self._on_commit
@@ -631,6 +644,8 @@ class PlanSession:
             **self._settings,
         )
         child._subagents.takes = self._subagents.takes
+        child._subagents.ids = self._subagents.ids  # one set for the whole tree
+        child._subagents.ids.add(child.session_id)
         child._parent = (self, record)
         own = self._subagents.own_send(self._outbox.legacy_held)
         if own is not None:
@@ -650,17 +665,21 @@ class PlanSession:
             )
         parent, record = self._parent
         await self.abort_all()
+        # Closed at once (a snapshot taken now says so, and a subagent() meanwhile opens it
+        # again), but announced idle only after its plans were taken back.
+        record.open, record.closing = False, True
         failure: BaseException | None = None
-        if not keep_plans:
+        try:
             async with self._lock.held():
-                gone = list(self._book.plans)
+                gone = [] if keep_plans else list(self._book.plans)
                 if gone:
                     self._book = Book({}, self._book.next_number, self._book.last_task)
-                    if self._on_commit is not None:
-                        self._committed(self._on_commit)
+                if self._on_commit is not None:
+                    self._committed(self._on_commit)
                 failure = await self._show(gone)
-        record.open = False
-        await parent._subagents.sync(record)
+        finally:
+            record.closing = False
+        await parent._subagents.sync(record, whole=record.open)
         if failure is not None:
             raise failure
 
@@ -708,33 +727,51 @@ class PlanSession:
                 "restore() while streamed calls are in flight would leave their previews on "
                 "the client; await session.abort_all() first"
             )
-        for child in self._subagents.children.values():
-            child.session._lock.check()
-            if child.session._lock.busy() or child.session._streams.ids():
+        for child in self._descendants():
+            child._lock.check()
+            if child._lock.busy() or child._streams.ids():
                 raise ConfigurationError(
                     f"restore() while subagent {child.session_id!r} is busy would change its "
                     "plans under it; restore once its calls have returned"
                 )
-        family = _loaded(snapshot, self._rules, self.session_id)
+        mine = {self.session_id, *(child.session_id for child in self._descendants())}
+        taken = (self._subagents.ids - mine) | {self.session_id}
+        family = _loaded(snapshot, self._rules, self.session_id, taken)
         skipped = family.skipped()
         if skipped and not partial:
             raise snapshot_error(skipped)
         self._adopt(family)
         return skipped
 
+    def _descendants(self) -> list[PlanSession]:
+        out: list[PlanSession] = []
+        for record in self._subagents.children.values():
+            out += [record.session, *record.session._descendants()]
+        return out
+
     def _adopt(self, family: _Family) -> None:
         self._book = family.book
         self._outbox.forget()
-        known = self._subagents.children
-        self._subagents.children = {}
+        known = dict(self._subagents.children)
         for child_id, title, description, is_open, loaded in family.children:
-            record = known.get(child_id)
+            record = known.pop(child_id, None)
             if record is None:
                 record = Child(child_id, title, description)
+                record.prefix = self._subagents.prefix_for(child_id, self._book.plans)
                 record.session = self._child(record)
+                self._subagents.children[child_id] = record
             record.title, record.description, record.open = title, description, is_open
-            self._subagents.children[child_id] = record
             record.session._adopt(loaded)
+        # A child the snapshot does not have is kept, closed, with no plans: its plans and
+        # its state are taken back from the client with the next replay().
+        for record in known.values():
+            record.open = False
+            record.session._adopt(_Family(Book(), [], []))
+        self._subagents.children = {
+            **{c[0]: self._subagents.children[c[0]] for c in family.children},
+            **known,
+        }
+        self._rules = replace(self._rules, reserved=self._subagents.reserved())
         self._subagents.forget()
 
 
@@ -753,8 +790,9 @@ class _Family:
         return out
 
 
-def _loaded(snapshot: Mapping[str, Any], rules: Rules, session_id: str) -> _Family:
-    """A snapshot's plans and those of its subagents, checked as `restore` checks them."""
+def _loaded(snapshot: Mapping[str, Any], rules: Rules, session_id: str, taken: set[str]) -> _Family:
+    """A snapshot's plans and those of its subagents, checked as `restore` checks them;
+    `taken`: the session ids no child may have (the connection's others, growing as read)."""
     book, skipped = load(snapshot, rules)
     raw = snapshot.get("subagents", [])
     if not isinstance(raw, list) or len(raw) > _MAX_SNAPSHOT_CHILDREN:
@@ -774,10 +812,13 @@ def _loaded(snapshot: Mapping[str, Any], rules: Rules, session_id: str) -> _Fami
         except ConfigurationError as exc:
             raise ConfigurationError(f"{where}: {exc}") from None
         is_open = entry.get("open", True)
-        if type(is_open) is not bool or child_id in seen:
-            raise ConfigurationError(f"{where}: open must be true or false, and ids unique")
+        if type(is_open) is not bool or child_id in seen or child_id in taken:
+            raise ConfigurationError(
+                f"{where}: open must be true or false, and session ids unique on the connection"
+            )
         seen.add(child_id)
-        family = _loaded(entry["snapshot"], rules, child_id)
+        taken.add(child_id)
+        family = _loaded(entry["snapshot"], rules, child_id, taken)
         family.own_skipped = [
             dataclasses.replace(s, session_id=child_id) for s in family.own_skipped
         ]

@@ -13,7 +13,7 @@ session has (`Merged`).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,7 +66,12 @@ class Child:
     description: str | None
     session: Any = None
     """The child's `PlanSession`."""
+    prefix: str = ""
+    """Where the client does not take subagent sessions: what the child's plan ids go under
+    in its parent's session (`<child id>/`, escaped, and unique there)."""
     open: bool = True
+    closing: bool = False
+    """`close()` is taking its plans back: it still reads as running until that is done."""
     told: Json | None = None
     """The announcement's fields the client holds (`title`, `description`, `state`); None
     until an announcement reached it."""
@@ -75,7 +80,7 @@ class Child:
         return {
             "title": self.title,
             "description": self.description,
-            "state": RUNNING if self.open else IDLE,
+            "state": RUNNING if self.open or self.closing else IDLE,
         }
 
 
@@ -106,6 +111,9 @@ class Subagents:
         self.takes = takes
         """The client takes subagent sessions: each child is announced and speaks as itself."""
         self.children: dict[str, Child] = {}
+        self.ids: set[str] = {session_id}
+        """Every session id of this session's tree (shared with its children): a child's id
+        is unique on the connection, or one session's traffic would pass for another's."""
         self._lock = SessionLock()  # one announcement at a time; none from inside one
         self._merged: Merged | None = None
 
@@ -136,10 +144,9 @@ class Subagents:
 
             return merged
 
-        prefix = child.session_id + "/"
-
         async def apart(params: Json) -> None:
-            await self._send(notification(self._session_id, _renamed(params["update"], prefix)))
+            update = _renamed(params["update"], child.prefix)
+            await self._send(notification(self._session_id, update))
 
         return apart
 
@@ -185,6 +192,26 @@ class Subagents:
                     update[key] = value
             await self._send(notification(self._session_id, update))
             child.told = wanted
+
+    def prefix_for(self, child_id: str, taken: Iterable[str]) -> str:
+        """Where a new child's plan ids go in this session: `<child id>/` (its `%` and `/`
+        escaped, so no two children's ids meet), numbered on when a plan id of this session
+        (`taken`) already starts so."""
+        escaped = child_id.replace("%", "%25").replace("/", "%2F")
+        used = {child.prefix for child in self.children.values()}
+        taken = list(taken)
+        number = 1
+        while True:
+            prefix = f"{escaped}/" if number == 1 else f"{escaped}~{number}/"
+            if prefix not in used and not any(i.startswith(prefix) for i in taken):
+                return prefix
+            number += 1
+
+    def reserved(self) -> tuple[str, ...]:
+        """The plan id prefixes this session's own plans may not take: its children's."""
+        if self.takes:
+            return ()
+        return tuple(child.prefix for child in self.children.values())
 
     def forget(self) -> None:
         """The client's view is unknown (a restore): announce each child again."""

@@ -183,8 +183,13 @@ class PlanBoard:
             marked = self._marked_at.get((plan.session_id, plan.id), float("-inf"))
             return now - marked < MARK_SECONDS
 
-        active = [p if fresh(p) else p.settled() for p in self.plans.values()]
-        return active + [p for p in self._removed.values() if fresh(p)]
+        def owned(plan: ShownPlan) -> ShownPlan:
+            # The subagent's title as it is now: a later subagent_update may have renamed it.
+            owner = self.subagents.get(plan.session_id or "", plan.owner)
+            return plan if owner == plan.owner else dataclasses.replace(plan, owner=owner)
+
+        active = [owned(p if fresh(p) else p.settled()) for p in self.plans.values()]
+        return active + [owned(p) for p in self._removed.values() if fresh(p)]
 
     def render(self) -> RenderableType:
         """Every plan on screen as its own panel."""

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+
+import pytest
 
 from llm_plans import Limits, PlanSession
 from llm_plans._book import Stored
@@ -61,3 +64,37 @@ async def test_a_file_swapped_for_a_symlink_out_of_the_workspace_is_not_read(
     contents = [e["content"] for e in send.updates[-1]["entries"]]
     assert "the secret" not in contents
     assert contents == [f"Plan file: {plan_file}", "[plan-2] next"]
+
+
+async def test_labels_name_plans_briefly_and_read_headings_only() -> None:
+    send = RecordingSend()
+    session = PlanSession(send, session_id="s")
+    assert (await session.call("create_plan", {"type": "items", "entries": ["first"]})).ok
+    fenced = "```\n#include <x>\n```\n# Real heading\n- [ ] a"
+    assert (await session.call("create_plan", {"type": "markdown", "content": fenced})).ok
+    long = "# " + "H" * 300 + "\n- [ ] b"
+    assert (await session.call("create_plan", {"type": "markdown", "content": long})).ok
+    same = {"type": "items", "id": "Run tests", "entries": ["Run tests"]}
+    assert (await session.call("create_plan", same)).ok
+    contents = [e["content"] for e in send.updates[-1]["entries"]]
+    assert contents[1] == "[Real heading] a"
+    assert contents[2] == "[" + "H" * 37 + "...] b"
+    assert contents[3] == "[Run tests] Run tests"  # a step that is its plan's id says so
+
+
+@pytest.mark.parametrize("reader", ["raises", "huge"])
+async def test_a_custom_reader_that_fails_or_floods_leaves_the_file_unread(reader: str) -> None:
+    def read(uri: str) -> str:
+        if reader == "raises":
+            raise OSError("the client went away")
+        return "- [ ] x\n" * 200_000  # 1.6 MB
+
+    for form in ("legacy", "schema"):
+        send = RecordingSend()
+        session = PlanSession(send, session_id="s", form=form, read_text=read)
+        plan = {"type": "file", "id": "f", "uri": "file:///w/plan.md"}
+        assert (await session.call("create_plan", plan)).ok
+        assert (await session.call("create_plan", {"type": "items", "entries": ["y"]})).ok
+        text = json.dumps(send.updates)
+        assert "Plan file: /w/plan.md" in text
+        assert len(text) < 10_000

@@ -216,9 +216,103 @@ async def test_a_childs_commit_runs_the_parents_on_commit() -> None:
     session = parent(
         RecordingSend(), TAKES["schema"], on_commit=lambda s: committed.append(s.session_id)
     )
-    child = await session.subagent("c")
+    child = await session.subagent("c")  # a snapshot now keeps the child
     assert (await child.call("create_plan", ITEMS)).ok
-    assert committed == ["parent"]
+    assert committed == ["parent", "parent"]
+
+
+async def test_the_lifecycle_is_committed_as_it_changes() -> None:
+    """A snapshot persisted from on_commit knows each child, and that a closed one is."""
+    saved: list[dict[str, Any]] = []
+    session = parent(
+        RecordingSend(), TAKES["schema"], on_commit=lambda s: saved.append(s.snapshot())
+    )
+    child = await session.subagent("c", title="T")
+    assert [c["sessionId"] for c in saved[-1]["subagents"]] == ["c"]
+    await child.close(keep_plans=True)
+    assert saved[-1]["subagents"][0]["open"] is False
+
+
+async def test_a_subagent_call_during_close_opens_it_again() -> None:
+    send = RecordingSend()
+    session = parent(send, TAKES["schema"])
+    child = await session.subagent("c", title="T")
+    assert (await child.call("create_plan", ITEMS)).ok
+    gate = asyncio.Event()
+    real = send.__call__
+
+    async def slow(params: dict[str, Any]) -> None:
+        if params["update"]["sessionUpdate"] == "plan_removed":
+            await gate.wait()
+        await real(params)
+
+    send.__call__ = slow  # type: ignore[method-assign]
+    session._subagents._send = slow  # the parent's route sends through it too
+    child._outbox.reroute(session._subagents.send_for(session._subagents.children["c"]))
+    closing = asyncio.ensure_future(child.close())
+    await asyncio.sleep(0)
+    assert await session.subagent("c") is child  # asked for while it closes
+    gate.set()
+    await closing
+    assert send.updates[-1]["state"] == {"state": "running"}  # open, as its caller was told
+    assert session.subagents["c"] is child
+    assert session._subagents.children["c"].open
+
+
+async def test_a_childs_session_id_is_unique_in_the_whole_tree() -> None:
+    session = parent(RecordingSend(), TAKES["v2"])
+    a = await session.subagent("a")
+    with pytest.raises(ConfigurationError, match="unique"):
+        await a.subagent("parent")  # the root's id
+    await a.subagent("x")
+    b = await session.subagent("b")
+    with pytest.raises(ConfigurationError, match="unique"):
+        await b.subagent("x")  # a cousin's id
+
+
+async def test_restore_keeps_a_child_it_does_not_have_closed_and_takes_its_plans_back() -> None:
+    send = RecordingSend()
+    session = parent(send, APART["legacy"])
+    snapshot = session.snapshot()
+    child = await session.subagent("helper")
+    assert (await child.call("create_plan", {"type": "items", "entries": ["child step"]})).ok
+    assert session.restore(snapshot) == []
+    await session.replay()
+    assert not any("child step" in json.dumps(u) for u in send.updates[-1:])
+    assert session.subagents["helper"] is child
+    assert dict(child.plans) == {}
+
+
+async def test_restore_is_refused_while_a_grandchild_streams() -> None:
+    session = parent(RecordingSend(), TAKES["v2"], stream_interval=0)
+    snapshot = session.snapshot()
+    grandchild = await (await session.subagent("c")).subagent("g")
+    await grandchild.feed("s", "create_plan", '{"type": "items", "entries": ["q"')
+    with pytest.raises(ConfigurationError, match="busy"):
+        session.restore(snapshot)
+
+
+@pytest.mark.parametrize("form", ["schema", "documents"])
+async def test_a_childs_plans_and_the_parents_never_share_an_id(form: str) -> None:
+    send = RecordingSend()
+    session = parent(send, APART[form])
+    key = "planId" if form == "schema" else "id"
+    # The parent holds an id a child's plan would take: the child's go elsewhere.
+    assert (await session.call("create_plan", {**ITEMS, "id": "c/p"})).ok
+    child = await session.subagent("c")
+    assert (await child.call("create_plan", {**ITEMS, "id": "p"})).ok
+    # Children whose ids would meet once joined stay apart too.
+    other = await session.subagent("c/p")
+    assert (await other.call("create_plan", {**ITEMS, "id": "x"})).ok
+    ids = [u["plan"][key] for u in send.updates if u["sessionUpdate"] == "plan_update"]
+    assert len(ids) == len(set(ids)) == 3
+    # And the parent may not take an id under a child's.
+    refused = await session.call("create_plan", {**ITEMS, "id": ids[1]})
+    assert not refused.ok
+    assert "subagent" in refused.content
+    await child.close()
+    shown = {u[key] for u in send.updates if u["sessionUpdate"] == "plan_removed"}
+    assert "c/p" not in shown  # the parent's plan stays on the client
 
 
 async def test_a_childs_rejected_call_changes_nothing_anywhere() -> None:

@@ -174,3 +174,9 @@ async def test_later_notifications_do_not_resolve_a_refused_path(
     # One legacy read per notification of the one stored file plan, each a short walk of
     # the plan's path and the workspace's.
     assert lookups.calls - before <= 3 * 2 * (len(workspace.parts) + 1)
+
+
+@pytest.mark.parametrize("uri", ["file:///tmp/a%00b.md", "file:///tmp/a%0Ab%1B%5B31m.md"])
+def test_percent_encoded_control_characters_are_refused(uri: str) -> None:
+    with pytest.raises(ValueError, match="control characters"):
+        file_uri(uri, None, Limits())

@@ -275,3 +275,16 @@ def test_a_subagents_plan_never_overwrites_its_parents() -> None:
     removal = {"sessionUpdate": "plan_removed", "planId": "plan-1"}
     board.apply({"sessionId": "child", "update": removal})
     assert list(board.plans) == [("s", "plan-1")]
+
+
+def test_a_renamed_subagents_plans_show_its_new_title() -> None:
+    board = PlanBoard()
+    items = {"type": "items", "planId": "p", "entries": ENTRIES[:1]}
+    for update in (
+        {"sessionUpdate": "subagent_update", "sessionId": "child", "title": "Old title"},
+    ):
+        board.apply({"sessionId": "s", "update": update})
+    board.apply({"sessionId": "child", "update": {"sessionUpdate": "plan_update", "plan": items}})
+    rename = {"sessionUpdate": "subagent_update", "sessionId": "child", "title": "New title"}
+    board.apply({"sessionId": "s", "update": rename})
+    assert [p.owner for p in board.shown()] == ["New title"]

@@ -27,6 +27,9 @@ from ._wire import Document, WireForm
 Send = Callable[[Json], Awaitable[Any]]
 """Sends the params of one `session/update` notification: `{"sessionId": ..., "update": ...}`."""
 
+Dress = Callable[[Json], tuple[str, Json]]
+"""What a route sends for one update: the session id and the update on the wire."""
+
 _NOT_ASYNC = (
     "send must be an async function (async def send(params): ...); {send!r} returned "
     "{got.__name__}, not an awaitable. A session awaits each send to know whether the client "
@@ -107,6 +110,7 @@ class Outbox:
         self._reads_files = form in (WireForm.SCHEMA, WireForm.V2)
         self._flattener = flattener
         self._max_chars = flattener.max_chars
+        self._dress: Dress | None = None
         self._held: dict[str, object] = {}  # plan id -> the Stored plan (or _REMOVED) last sent
         self._stale: dict[str, None] = {}  # plan ids whose last notification did not arrive
         self._legacy_held: list[Json] | None = None
@@ -122,9 +126,18 @@ class Outbox:
         """The legacy list the client was last sent (None before any)."""
         return self._legacy_held
 
-    def reroute(self, send: Send) -> None:
-        """Send through `send` from now on (a session whose subagents share its legacy list)."""
+    def reroute(self, send: Send, dress: Dress | None = None) -> None:
+        """Send through `send` from now on (a session whose subagents share its legacy list);
+        `dress` gives what such a route really sends for an update, which a preview's budget
+        weighs."""
         self._send = send
+        self._dress = dress
+
+    def _passes(self, gate: Gate, updates: list[Json]) -> bool:
+        if self._dress is None:
+            return gate.passes(self._session_id, updates)
+        dressed = [self._dress(update) for update in updates]
+        return gate.passes(dressed[0][0], [update for _, update in dressed])
 
     @property
     def stale(self) -> bool:
@@ -198,7 +211,7 @@ class Outbox:
         if _same(self._held.get(plan_id), plan):
             return _nothing_sent()  # the client holds exactly this
         update = _wire.plan_update(self._form, plan, None, self._max_chars)
-        if gate is not None and not gate.passes(self._session_id, [update]):
+        if gate is not None and not self._passes(gate, [update]):
             return _nothing_sent()
         self._held[plan_id] = plan
         return self._deliver([(plan_id, update)])
@@ -240,11 +253,7 @@ class Outbox:
             self._held[plan_id] = view if view is not None else _REMOVED
         if reads:
             self._flattener.retain([*plans, *(previews or ())])
-        if (
-            updates
-            and gate is not None
-            and not gate.passes(self._session_id, [u for _, u in updates])
-        ):
+        if updates and gate is not None and not self._passes(gate, [u for _, u in updates]):
             for plan_id, held in noted.items():
                 if held is None:
                     del self._held[plan_id]
@@ -286,7 +295,7 @@ class Outbox:
         if not entries and self._legacy_held is None and not self._legacy_stale:
             return None  # nothing was ever shown: an empty list says nothing new
         update = _wire.legacy_plan(entries)
-        if gate is not None and not gate.passes(self._session_id, [update]):
+        if gate is not None and not self._passes(gate, [update]):
             return None
         self._legacy_held = entries
         self._legacy_stale = True

@@ -637,8 +637,9 @@ class PlanSession:
     def _child(self, record: Child) -> PlanSession:
         on_commit = self._on_commit
         parent = self
+        route = self._subagents.send_for(record)
         child = PlanSession(
-            self._subagents.send_for(record),
+            route,
             session_id=record.session_id,
             on_commit=None if on_commit is None else lambda _: on_commit(parent),
             **self._settings,
@@ -649,7 +650,10 @@ class PlanSession:
         child._parent = (self, record)
         own = self._subagents.own_send(self._outbox.legacy_held)
         if own is not None:
-            self._outbox.reroute(own)
+            self._outbox.reroute(own, self._subagents.dress_for(None))
+        dress = self._subagents.dress_for(record)
+        if dress is not None:
+            child._outbox.reroute(route, dress)
         return child
 
     async def close(self, *, keep_plans: bool = False) -> None:

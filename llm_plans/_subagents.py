@@ -23,6 +23,7 @@ from ._lock import SessionLock
 from ._wire import Json, WireForm, legacy_plan, notification
 
 Send = Callable[[Json], Awaitable[Any]]
+Dress = Callable[[Json], tuple[str, Json]]
 
 MAX_OPEN = 100
 """Open (not closed) children a session holds at once: a client lists each child, and a
@@ -92,9 +93,15 @@ class Merged:
     lists: dict[str | None, list[Json]] = field(default_factory=dict)
 
     def update(self, owner: str | None, entries: list[Json] | tuple[Json, ...]) -> Json:
+        """The list with `owner`'s entries replaced, kept as what the client holds."""
         self.lists[owner] = list(entries)
-        mine = self.lists.get(None, [])
-        rest = [e for key, shown in self.lists.items() if key is not None for e in shown]
+        return self.view(owner, entries)
+
+    def view(self, owner: str | None, entries: list[Json] | tuple[Json, ...]) -> Json:
+        """The list with `owner`'s entries replaced, without keeping it."""
+        lists = {**self.lists, owner: list(entries)}
+        mine = lists.get(None, [])
+        rest = [e for key, shown in lists.items() if key is not None for e in shown]
         return legacy_plan([*mine, *rest])
 
 
@@ -147,6 +154,31 @@ class Subagents:
         async def apart(params: Json) -> None:
             update = _renamed(params["update"], child.prefix)
             await self._send(notification(self._session_id, update))
+
+        return apart
+
+    def dress_for(self, child: Child | None) -> Dress | None:
+        """What the route of `child` (None: the parent's own, once children share its legacy
+        list) really sends for an update, for a preview's budget to weigh."""
+        if self.takes:
+            return None
+        if self._form is WireForm.LEGACY:
+
+            def merged(update: Json) -> tuple[str, Json]:
+                entries = update["entries"]
+                if child is not None:
+                    label = child.title or child.session_id
+                    entries = labeled(entries, label, self._max_chars)
+                owner = None if child is None else child.session_id
+                merged = self._merged if self._merged is not None else Merged()
+                return self._session_id, merged.view(owner, entries)
+
+            return merged
+        if child is None:
+            return None
+
+        def apart(update: Json) -> tuple[str, Json]:
+            return self._session_id, _renamed(update, child.prefix)
 
         return apart
 

@@ -592,3 +592,29 @@ class Family(RuleBasedStateMachine):
 
 TestFamily = Family.TestCase
 TestFamily.settings = settings(stateful_step_count=20, max_examples=60, deadline=None)
+
+
+@pytest.mark.parametrize("form", ["legacy", "schema"])
+@pytest.mark.parametrize("budget", [2.0, 4.0])
+async def test_a_childs_previews_in_its_parents_session_keep_the_budget(
+    form: str, budget: float
+) -> None:
+    """Weighed as they go out: with the parent's steps in the one legacy list, or renamed."""
+    send = RecordingSend()
+    session = parent(send, APART[form], stream_interval=0, preview_budget=budget)
+    assert (await session.call("create_plan", {"type": "items", "entries": ["x" * 900] * 120})).ok
+    child = await session.subagent("c", title="helper")
+    send.clear()
+    text = json.dumps({"type": "items", "entries": [f"step {n}" for n in range(60)]})
+    for n in range(0, len(text), 7):
+        await child.feed("s", "create_plan", text[n : n + 7])
+    previews = len(send.sent)
+    assert (await child.finish("s")).ok
+
+    def weight(params: dict[str, Any]) -> int:
+        return len(json.dumps(params, separators=(",", ":")))
+
+    assert previews >= 1
+    final = sum(map(weight, send.sent[previews:]))
+    # All previews together at most `budget` times what the finished call sends.
+    assert sum(map(weight, send.sent[:previews])) <= budget * final

@@ -297,9 +297,8 @@ async def by_pydantic_ai_streamed(
     return Said(answer.outcome == "success", answer.content)
 
 
-async def by_openai_agents(
-    session: PlanSession, dialect: str, tool: str, arguments: dict[str, Any]
-) -> Said:
+def said_done() -> dict[str, Any]:
+    """A Responses reply that ends the run: one message, no tool call."""
     done = responses_response([])
     done["output"] = [
         {
@@ -310,6 +309,13 @@ async def by_openai_agents(
             "content": [{"type": "output_text", "text": "Done.", "annotations": []}],
         }
     ]
+    return done
+
+
+async def by_openai_agents(
+    session: PlanSession, dialect: str, tool: str, arguments: dict[str, Any]
+) -> Said:
+    done = said_done()
     http = Recorder(responses_response([("call_1", tool, json.dumps(arguments))]), done)
     model = OpenAIResponsesModel(model="gpt-4.1", openai_client=openai_client(http))
     agent = OpenAIAgent(
@@ -328,16 +334,7 @@ async def by_openai_agents_streamed(
     session: PlanSession, dialect: str, tool: str, arguments: dict[str, Any]
 ) -> Said:
     # Streamed, with previews: the tool finishes the call the stream fed the session.
-    done = responses_response([])
-    done["output"] = [
-        {
-            "type": "message",
-            "id": "msg_1",
-            "role": "assistant",
-            "status": "completed",
-            "content": [{"type": "output_text", "text": "Done.", "annotations": []}],
-        }
-    ]
+    done = said_done()
     events = [
         {"type": "response.created", "sequence_number": 0, "response": responses_response([])},
         {"type": "response.completed", "sequence_number": 1, "response": done},

@@ -22,6 +22,12 @@ def acp_send(conn: Any, *, validate: bool = False) -> Send:
     do not declare (the stable markdown plan's `path`, which they would silently drop), and
     any other kind of update.
 
+    Args:
+        conn: The ACP SDK's agent-side connection (`AgentSideConnection`, as passed to
+            `Agent.on_connect`), or anything with its `session_update`.
+        validate: Send what the SDK's models can carry through its typed `session_update`,
+            which checks each update against them, at the cost of re-parsing it.
+
     Example:
         # recorder: a ClientCapabilitiesRecorder observing the connection
         session = PlanSession(acp_send(conn), session_id=sid, client_capabilities=recorder)

@@ -74,27 +74,39 @@ class ItemsPlan(_Frozen):
     """A plan made of steps with priority and status."""
 
     type: Literal["items"] = "items"
+    """Always `items`, the kind of plan."""
     id: str
+    """The plan's id, unique in its session."""
     entries: tuple[PlanEntry, ...]
+    """The steps, in order."""
     meta: Meta = None
+    """ACP's `_meta`: extension data beyond the spec, as sent on the wire; None: none."""
 
 
 class MarkdownPlan(_Frozen):
     """A free-form plan written in Markdown."""
 
     type: Literal["markdown"] = "markdown"
+    """Always `markdown`, the kind of plan."""
     id: str
+    """The plan's id, unique in its session."""
     content: str
+    """The Markdown text."""
     meta: Meta = None
+    """ACP's `_meta`: extension data beyond the spec, as sent on the wire; None: none."""
 
 
 class FilePlan(_Frozen):
     """A plan kept in a file, named by its URI."""
 
     type: Literal["file"] = "file"
+    """Always `file`, the kind of plan."""
     id: str
+    """The plan's id, unique in its session."""
     uri: str
+    """The plan file's absolute `file:` URI."""
     meta: Meta = None
+    """ACP's `_meta`: extension data beyond the spec, as sent on the wire; None: none."""
 
 
 Plan = Annotated[ItemsPlan | MarkdownPlan | FilePlan, Field(discriminator="type")]

@@ -46,18 +46,54 @@ _logger = logging.getLogger("llm_plans")
 class PlanSession:
     """The plans of one ACP session, forwarded to its client in the form the client supports.
 
-    `preview_budget` bounds what a streamed call's previews cost: all previews of one call
-    together send at most that many times what the finished call sends, in bytes as compact
-    JSON (the ACP SDK's transports), whenever that shows at least as much as they did (a
-    plan written out, as creates and replacements are, always does; a `changes` call that
-    shortens steps, or a legacy update after other plans went away, can end smaller). A long
-    plan then shows in growing steps: a larger budget shows steps sooner (lower latency from
-    a step's closing brace to the client), a smaller one costs less CPU and bandwidth. At
-    least 1 (with 1 a call shows one preview at most). docs/benchmarks.md shows the latency
-    each budget buys.
-
     State commits before sending: when `send` fails, the call still counts (the model's
     result says the client was not reached) and the next call re-sends what the client missed.
+
+    Args:
+        send: An async function taking one argument, the `session/update` params dict, and
+            delivering it to the client (`acp_send(conn)` with the ACP SDK). Awaited for
+            every notification; what it raises is the result's `failure`, never the call's.
+        session_id: The ACP session id every notification carries.
+        client_capabilities: What the client advertised in `initialize` (a dict, the ACP
+            SDK's model, or a `ClientCapabilitiesRecorder`), from which the wire form is
+            chosen. None: a client that advertised nothing, which gets the legacy form.
+        form: The wire form to send (a `WireForm` or its value, such as `"v2"`), overriding
+            the one `client_capabilities` and `protocol_version` would choose.
+        protocol_version: The `protocolVersion` the client negotiated; 2 or later sends v2.
+            None: read from a `ClientCapabilitiesRecorder`, else taken as v1.
+        limits: The bounds every call is checked against; None: `Limits()`.
+        workspace: The project directory: a file plan's path must lie inside it, symlinks
+            resolved. None: any absolute path is accepted.
+        discipline: Whether results for items plans add notes when no step, or more than
+            one, is in progress (advice for the model, never a rejection).
+        read_text: How a file plan's text is read for the wire forms that send it (all
+            but the spec documents' draft, which sends the URI): a function from the plan's
+            URI to its text, or None when it cannot be read. The default reads local files;
+            pass one that asks the client's file system when the file lives there. What it
+            returns is held to the bounds a local file is, and what it raises reads as None.
+        stream_interval: The least time between two previews of one streamed call, in
+            seconds.
+        preview_budget: What a streamed call's previews may cost: all previews of one call
+            together send at most that many times what the finished call sends, in bytes
+            as compact JSON (the ACP SDK's transports), whenever that shows at least as much
+            as they did (a plan written out, as creates and replacements are, always does;
+            a `changes` call that shortens steps, or a legacy update after other plans went
+            away, can end smaller). A long plan then shows in growing steps: a larger budget
+            shows steps sooner (lower latency from a step's closing brace to the client), a
+            smaller one costs less CPU and bandwidth. At least 1 (with 1 a call shows one
+            preview at most); docs/benchmarks.md shows the latency each budget buys.
+        on_commit: Called with the session after every change is committed and before the
+            client hears of it, to persist `snapshot()`, say. What it raises is logged and
+            returned as the result's `failure`; the change stands.
+        tool_prefixes: The prefixes a tool name may carry and still name a plan tool, as MCP
+            hosts add their server's (`mcp__plans__create_plan`); `""` admits the plain
+            names. The default admits the plain names and Claude Code's `mcp__plans__`.
+        dialects: The dialect, or dialects, whose tools the session takes: `"llm_plans"`
+            (ours: `create_plan`, `update_plan`, `remove_plan`), `"claude_todos"`,
+            `"claude_tasks"`, `"codex"`, `"write_todos"`, `"cursor"`. Two that define one
+            tool name cannot be combined (ConfigurationError).
+        list_id: The id of the one items plan a list dialect's tools (`TodoWrite`,
+            `update_plan` of Codex, ...) write; unused by ours.
 
     Example:
         session = PlanSession(send, session_id="sess_1", client_capabilities=caps)
@@ -179,6 +215,9 @@ class PlanSession:
 
         Plain names, and those with one of the session's `tool_prefixes`, resolve, for the
         tools of every dialect the session accepts.
+
+        Args:
+            name: The tool name as the model sent it, prefix included.
         """
         tool = self._names.resolve(name)
         return None if tool is None else name_of(tool)
@@ -197,10 +236,14 @@ class PlanSession:
         return self._rules.list_id
 
     async def call(self, name: str, arguments: Any, *, list_id: str | None = None) -> ToolResult:
-        """Run one plan tool call (arguments as JSON text, UTF-8 bytes or a decoded dict).
+        """Run one plan tool call.
 
-        `list_id`: the plan a list dialect's call writes, in place of the session's own list
-        (a subagent's list, kept apart from the main one); ignored by our tools.
+        Args:
+            name: The tool name as the model sent it (a prefix of `tool_prefixes` allowed).
+            arguments: The call's arguments: JSON text, UTF-8 bytes or a decoded dict.
+            list_id: The plan a list dialect's call writes, in place of the session's own
+                list (a subagent's list, kept apart from the main one); ignored by our tools.
+                None: the session's `list_id`.
         """
         return await self._call(name, arguments, list_id, mirror=False)
 
@@ -208,6 +251,11 @@ class PlanSession:
         """Apply a plan tool call another agent already ran, as `call` does, taking the ids
         that agent issued: a `TaskCreate`'s `taskId` (Claude Code's own task number), which
         a model's `call` is refused. `plan_hooks` mirrors Claude Code's calls through this.
+
+        Args:
+            name: The tool name the other agent ran.
+            arguments: Its arguments: JSON text, UTF-8 bytes or a decoded dict.
+            list_id: The plan a list dialect's call writes, as for `call`.
         """
         return await self._call(name, arguments, list_id, mirror=True)
 
@@ -235,7 +283,12 @@ class PlanSession:
             return await self._conclude(outcome, shown=())
 
     def handles(self, call: Any) -> bool:
-        """True when `call` (as an SDK returns it) is a call to one of the plan tools."""
+        """True when `call` is a call to one of the plan tools.
+
+        Args:
+            call: A tool call as an SDK returns it (object or dict), of any API `handle`
+                accepts.
+        """
         parsed = parse(call)
         return parsed is not None and self.plan_tool(parsed.name) is not None
 
@@ -243,9 +296,13 @@ class PlanSession:
         """Run a tool call as an SDK returns it; its result in that provider's shape.
 
         Accepts the tool calls of OpenAI chat (and compatible servers), OpenAI Responses and
-        Anthropic, as SDK objects or dicts. Returns None for a call to any other tool. Pass
-        `truncated=True` for the last call of a response cut by the token limit
-        (`finish_reason == "length"`, `stop_reason == "max_tokens"`): it is rejected as cut off.
+        Anthropic, as SDK objects or dicts. Returns None for a call to any other tool.
+
+        Args:
+            call: The tool call, as the SDK returned it.
+            truncated: True for the last call of a response cut by the token limit
+                (`finish_reason == "length"`, `stop_reason == "max_tokens"`): it is
+                rejected as cut off, and nothing changes.
         """
         parsed = parse(call)
         tool = None if parsed is None else self.plan_tool(parsed.name)
@@ -270,6 +327,14 @@ class PlanSession:
         per `stream_interval` and within the session's `preview_budget`. Call
         `finish(call_id)` when the call's arguments are complete, or `abort(call_id)`.
         Previews that `feed_nowait` left due go out first, in order.
+
+        Args:
+            call_id: The call's id as the provider gave it; the first fragment for an id
+                starts the call.
+            name: The tool name as the model sent it (StreamError when it is no plan tool
+                of the session).
+            fragment: The next piece of the arguments' JSON text (str or UTF-8 bytes), or
+                the arguments so far as a dict, for providers that stream parsed objects.
         """
         streams = self._streams  # (read once: this runs for every token)
         if streams.due:
@@ -305,6 +370,11 @@ class PlanSession:
         `finish()`; a preview that is due only after `stream_interval` waits for the next
         fragment that finds the interval over. True when a preview is due now: await
         `session.flush()` to send it (its send failing is rolled back as any preview's).
+
+        Args:
+            call_id: The call's id, as for `feed`.
+            name: The tool name as the model sent it, as for `feed`.
+            fragment: The next piece of the arguments, as for `feed`.
         """
         flight = self._streams.get(call_id)
         if flight is None or flight.name != name:
@@ -340,7 +410,11 @@ class PlanSession:
         return flight
 
     def is_streaming(self, call_id: str) -> bool:
-        """True while a streamed call with this id is fed and not yet finished or aborted."""
+        """True while a streamed call with this id is fed and not yet finished or aborted.
+
+        Args:
+            call_id: The call's id, as given to `feed`.
+        """
         return self._streams.get(call_id) is not None
 
     async def finish(
@@ -348,8 +422,12 @@ class PlanSession:
     ) -> ToolResult:
         """Complete a streamed call: apply it, or roll back what its previews showed.
 
-        `arguments`, when given, are the call's complete arguments as the provider reported
-        them at the end (JSON text or a dict); they replace what was fed.
+        Args:
+            call_id: The call's id, as given to `feed` (StreamError when none is in flight).
+            truncated: True when the token limit cut the call short: it is rejected as cut
+                off, as `handle` does.
+            arguments: The call's complete arguments as the provider reported them at the
+                end (JSON text or a dict), replacing what was fed. None: what was fed.
         """
         if self._streams.due:
             await self.flush()
@@ -379,6 +457,9 @@ class PlanSession:
         """Drop a streamed call in flight and roll back what its previews showed the client.
 
         As for a rejected call, nothing of it stays. False when no such call is in flight.
+
+        Args:
+            call_id: The call's id, as given to `feed`.
         """
         async with self._lock.held():
             return await self._abort(call_id)
@@ -590,6 +671,13 @@ class PlanSession:
         Called again for a known id, it returns the same session; a new title or description
         is sent as a `subagent_update` of only what changed, and a closed child is announced
         as running again. At most 100 children are open at once (ConfigurationError).
+
+        Args:
+            child_session_id: The subagent's own session id, unique on the connection.
+            title: A short name for the subagent the client shows. None: none, or, for a
+                known child, the one it has.
+            description: What the subagent works on, for the client to show. None: none, or,
+                for a known child, the one it has.
         """
         self._lock.check()
         self._subagents.check()
@@ -661,7 +749,12 @@ class PlanSession:
         its steps leave the legacy list) unless `keep_plans`, and where the client takes
         subagent sessions it is announced idle. It stays in its parent's `subagents`;
         `subagent()` for its id again announces it as running. Only for a session made by
-        `subagent()` (ConfigurationError otherwise); raises what a failed send raised."""
+        `subagent()` (ConfigurationError otherwise); raises what a failed send raised.
+
+        Args:
+            keep_plans: Leave the subagent's plans on the client, as its record of what was
+                done.
+        """
         if self._parent is None:
             raise ConfigurationError(
                 "close() ends a subagent's session (one made by session.subagent()); this "
@@ -719,6 +812,11 @@ class PlanSession:
 
         Refused, changing nothing, while a call holds the session or streamed calls are in
         flight (ConfigurationError), and from inside its `send` or `on_commit` (ReentrancyError).
+
+        Args:
+            snapshot: What `snapshot()` returned, as saved (JSON-ready data).
+            partial: Restore every plan that passes and return the others as
+                `SkippedPlan`s, rather than refuse the whole snapshot.
         """
         self._lock.check()
         if self._lock.busy():

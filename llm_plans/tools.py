@@ -71,7 +71,14 @@ _ORDER = ("type", "enum", "items", "minimum", "properties", "required")
 def openai_chat(
     strict: bool = True, *, dialect: str = OURS
 ) -> list[ChatCompletionFunctionToolParam]:
-    """The tools of `dialect` for `client.chat.completions.create(tools=...)`."""
+    """The tools of `dialect` for `client.chat.completions.create(tools=...)`.
+
+    Args:
+        strict: Mark each tool `strict` (OpenAI's structured outputs): every property is
+            listed in `required`, and the model's arguments always match the schema.
+        dialect: The dialect whose tools these are: `"llm_plans"` (ours, the default),
+            `"claude_todos"`, `"claude_tasks"`, `"codex"`, `"write_todos"` or `"cursor"`.
+    """
     return [
         cast(
             "ChatCompletionFunctionToolParam",
@@ -90,7 +97,14 @@ def openai_chat(
 
 
 def openai_responses(strict: bool = True, *, dialect: str = OURS) -> list[FunctionToolParam]:
-    """The tools of `dialect` for `client.responses.create(tools=...)`."""
+    """The tools of `dialect` for `client.responses.create(tools=...)`.
+
+    Args:
+        strict: Mark each tool `strict` (OpenAI's structured outputs): every property is
+            listed in `required`, and the model's arguments always match the schema.
+        dialect: The dialect whose tools these are: `"llm_plans"` (ours, the default),
+            `"claude_todos"`, `"claude_tasks"`, `"codex"`, `"write_todos"` or `"cursor"`.
+    """
     return [
         cast(
             "FunctionToolParam",
@@ -107,7 +121,15 @@ def openai_responses(strict: bool = True, *, dialect: str = OURS) -> list[Functi
 
 
 def anthropic(strict: bool = False, *, dialect: str = OURS) -> list[ToolParam]:
-    """The tools of `dialect` for `client.messages.create(tools=...)`."""
+    """The tools of `dialect` for `client.messages.create(tools=...)`.
+
+    Args:
+        strict: Mark each tool `strict` (Anthropic's structured outputs), leaving out the
+            schema keywords it refuses (numeric, length and size bounds, `pattern`), which
+            the session checks anyway.
+        dialect: The dialect whose tools these are: `"llm_plans"` (ours, the default),
+            `"claude_todos"`, `"claude_tasks"`, `"codex"`, `"write_todos"` or `"cursor"`.
+    """
     return [
         cast(
             "ToolParam",
@@ -128,14 +150,25 @@ def anthropic(strict: bool = False, *, dialect: str = OURS) -> list[ToolParam]:
 
 def description(name: str, *, dialect: str = OURS) -> str:
     """The description the model reads of the tool `name` of `dialect`, from
-    `prompts/<name>.md` (ours) or `prompts/<dialect>/<name>.md`."""
+    `prompts/<name>.md` (ours) or `prompts/<dialect>/<name>.md`.
+
+    Args:
+        name: The tool's plain name, one of `dialect`'s (ConfigurationError otherwise).
+        dialect: The dialect whose tools these are: `"llm_plans"` (ours, the default),
+            `"claude_todos"`, `"claude_tasks"`, `"codex"`, `"write_todos"` or `"cursor"`.
+    """
     return _tool(name, dialect).description
 
 
 def system_prompt(*, dialect: str = OURS) -> str:
     """Guidance for the agent that plans with `dialect`'s tools, for its system prompt
     (`prompts/system.md`, `prompts/<dialect>/system.md`): when to plan and how, which the
-    tool descriptions only sketch."""
+    tool descriptions only sketch.
+
+    Args:
+        dialect: The dialect whose tools these are: `"llm_plans"` (ours, the default),
+            `"claude_todos"`, `"claude_tasks"`, `"codex"`, `"write_todos"` or `"cursor"`.
+    """
     _tools(dialect)  # an unknown dialect is a ConfigurationError, not a missing file
     return prompt("system" if dialect == OURS else f"{dialect}/system")
 
@@ -153,6 +186,15 @@ def schema(
     Nullable fields are spelled `"type": [..., "null"]` (with `null` in their `enum`), the form
     both OpenAI's and Anthropic's strict modes document; `all_required` lists every property
     in `required`, as OpenAI's strict mode demands.
+
+    Args:
+        name: The tool's plain name, one of `dialect`'s (ConfigurationError otherwise).
+        all_required: List every property in `required`, as OpenAI's strict mode demands.
+        drop: Schema keywords to leave out wherever they occur (`"minimum"`, say), for a
+            format that refuses them. Titles, defaults, descriptions and `minLength` are
+            always left out.
+        dialect: The dialect whose tools these are: `"llm_plans"` (ours, the default),
+            `"claude_todos"`, `"claude_tasks"`, `"codex"`, `"write_todos"` or `"cursor"`.
     """
     tool = _tool(name, dialect)  # checked first: the cache below takes hashable names only
     return copy.deepcopy(_schema(tool, all_required, frozenset(drop)))

@@ -45,10 +45,16 @@ class ShownPlan:
     """One plan as the client holds it, with what its latest update changed."""
 
     id: str
+    """The plan's id (`plan` for the legacy form's one list)."""
     type: str
+    """`items`, `markdown` or `file`."""
     entries: list[dict[str, Any]] = field(default_factory=list)
+    """An items plan's steps as the client reads them (a v1 `Cancelled: ` step as
+    cancelled)."""
     content: str = ""
+    """A markdown plan's text."""
     uri: str = ""
+    """A file plan's URI."""
     path: str = ""
     """A markdown plan's file, when the agent named it (ACP's stable markdown plans)."""
     added: set[int] = field(default_factory=set)
@@ -100,7 +106,12 @@ and its id there."""
 
 
 class PlanBoard:
-    """The plans a client shows, updated from `session/update` notifications."""
+    """The plans a client shows, updated from `session/update` notifications.
+
+    Args:
+        clock: The time now, in seconds, for how long a change stays marked
+            (`MARK_SECONDS`); a fake clock makes the marks testable.
+    """
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.plans: dict[Key, ShownPlan] = {}
@@ -114,7 +125,12 @@ class PlanBoard:
         self._created_at: dict[Key, float] = {}
 
     def apply(self, params: Mapping[str, Any]) -> ShownPlan | str | None:
-        """Take one notification; the plan it changed, the id it removed, or None."""
+        """Take one notification; the plan it changed, the id it removed, or None.
+
+        Args:
+            params: The `session/update` params (`sessionId` and `update`), or the update
+                alone; an update of any other kind is ignored.
+        """
         update = params.get("update", params)
         session = params.get("sessionId") if "update" in params else None
         session = session if isinstance(session, str) else None
@@ -203,7 +219,11 @@ class PlanBoard:
 
 
 def panel(plan: ShownPlan) -> Panel:
-    """One plan as a rich panel; a removed plan is dimmed and titled as removed."""
+    """One plan as a rich panel; a removed plan is dimmed and titled as removed.
+
+    Args:
+        plan: The plan, as `PlanBoard.shown()` gives it.
+    """
     # Titles are Text, not str: a str title is read as rich markup, where the valid id `[/]`
     # raises and `[red]x` would be styled rather than shown.
     where = f"{plan.owner} / " if plan.owner else ""
@@ -231,7 +251,12 @@ def panel(plan: ShownPlan) -> Panel:
 
 def entry_line(entry: Mapping[str, Any], *, new: bool = False) -> Text:
     """One step: its status icon, priority and text; the current step stands out, and a
-    step just added says so."""
+    step just added says so.
+
+    Args:
+        entry: The step as the wire carries it (`content`, `status`, `priority`).
+        new: Mark the step as just added.
+    """
     status = str(entry.get("status", "pending"))
     priority = str(entry.get("priority", "medium"))
     line = Text(f"{_ICONS.get(status, '?')} ")
@@ -247,7 +272,11 @@ def entry_line(entry: Mapping[str, Any], *, new: bool = False) -> Text:
 
 
 def dropped_line(entry: Mapping[str, Any]) -> Text:
-    """A step the latest update took out of the plan."""
+    """A step the latest update took out of the plan.
+
+    Args:
+        entry: The step as it was before the update.
+    """
     line = Text(f"{_DROPPED_ICON} ", style="red")
     line.append(str(entry.get("content", "")), style="dim strike")
     line.append("  removed", style="red")
@@ -255,7 +284,11 @@ def dropped_line(entry: Mapping[str, Any]) -> Text:
 
 
 def plain(plan: ShownPlan) -> str:
-    """A plan as plain text, for output that is not a terminal, with its change marks."""
+    """A plan as plain text, for output that is not a terminal, with its change marks.
+
+    Args:
+        plan: The plan, as `PlanBoard.shown()` gives it.
+    """
     name = f"{plan.owner} / {plan.id}" if plan.owner else plan.id
     if plan.removed:
         return f"[{name}] removed"

@@ -125,17 +125,29 @@ def _class_names(kind: type) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class ProviderCall:
-    """One tool call as a provider sent it, and how that provider expects its result."""
+    """One tool call as a provider sent it, and how that provider expects its result.
+
+    Made by `parse`, rarely by hand.
+    """
 
     call_id: str | None
     """The id as sent (even ""); None for providers whose calls carry none (Ollama)."""
     name: str
     """The tool name as sent, prefix included (`mcp__plans__create_plan`)."""
     arguments: Arguments
+    """The arguments as sent: JSON text, an already decoded object, or None."""
     shape: Shape = field(repr=False, compare=False)
+    """Puts a tool result in the provider's native shape, from the call, the result's text
+    and whether it succeeded."""
 
     def result(self, content: str, ok: bool) -> dict[str, Any]:
-        """The tool result to append to the conversation, in the provider's native shape."""
+        """The tool result to append to the conversation, in the provider's native shape.
+
+        Args:
+            content: The result's text (`ToolResult.content`).
+            ok: Whether the call succeeded; a rejection is flagged as an error where the
+                provider has a flag (Anthropic's `is_error`), else only its text says so.
+        """
         return self.shape(self, content, ok)
 
 
@@ -237,6 +249,9 @@ def parse(call: Any) -> ProviderCall | None:
     LiteLLM send them), an OpenAI Responses `function_call`, an Anthropic `tool_use` block or
     an Ollama native tool call, as SDK objects or dicts. Any tool name is parsed; ask
     `session.plan_tool(call.name)` whether it is a plan tool.
+
+    Args:
+        call: The tool call as the SDK returned it, or its dict.
     """
     for parser in PARSERS:
         parsed = parser(call)

@@ -149,6 +149,10 @@ class StreamAdapter:
     An adapter follows one response at a time. Fed the start of another (Anthropic's
     `message_start`, Responses' `response.created`, a chat chunk with a new id once every
     choice finished), it aborts what the last one left open and starts its results anew.
+
+    Args:
+        session: The `PlanSession` the plan calls go to (anything with the methods the
+            adapters use of it).
     """
 
     def __init__(self, session: Session) -> None:
@@ -171,7 +175,12 @@ class StreamAdapter:
 
     async def on_event(self, event: Any) -> None:
         """Take one stream event (or chunk) exactly as the SDK yields it; plan steps reach the
-        client as they complete."""
+        client as they complete.
+
+        Args:
+            event: The event or chunk, as an SDK object or its dict; any kind the provider
+                streams (those about no plan call are passed over).
+        """
         due = self._usual(event)
         if due is None:
             await self._general(event)

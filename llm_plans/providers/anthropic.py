@@ -20,7 +20,12 @@ _delta_fields = field_reader("type", "partial_json")
 
 class AnthropicStream(StreamAdapter):
     """Feeds `messages.create(stream=True)` events, or those of `messages.stream(...)`, into
-    a session. Tool uses are told apart by content block index."""
+    a session. Tool uses are told apart by content block index.
+
+    Args:
+        session: The `PlanSession` the plan calls go to (anything with the methods the
+            adapters use of it).
+    """
 
     def __init__(self, session: Session) -> None:
         super().__init__(session)

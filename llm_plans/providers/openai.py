@@ -58,6 +58,12 @@ class OpenAIChatStream(StreamAdapter):
 
     Each choice of an `n > 1` request is keyed and finished on its own; pass `choice=` to
     follow one of them and ignore the others, and `results_for(choice)` to read one's results.
+
+    Args:
+        session: The `PlanSession` the plan calls go to (anything with the methods the
+            adapters use of it).
+        choice: The index of the one choice to follow, ignoring the others' calls. None:
+            every choice.
     """
 
     def __init__(self, session: Session, *, choice: int | None = None) -> None:
@@ -70,17 +76,24 @@ class OpenAIChatStream(StreamAdapter):
         return bool(self._choices) and all(c.finished for c in self._choices.values())
 
     def results_for(self, choice: int) -> list[dict[str, Any]]:
-        """The native results of one choice's plan calls, in stream order."""
+        """The native results of one choice's plan calls, in stream order.
+
+        Args:
+            choice: The choice's index (0 for a request with `n == 1`).
+        """
         return [c.result for c in self._calls if c.group == choice and c.result is not None]
 
     def tool_calls(self, choice: int | None = None) -> list[dict[str, Any]]:
         """Every tool call of the response so far, plan calls and others, as this adapter told
         them apart, in the order they began: the `tool_calls` of the assistant message to send
-        back. `choice` keeps one choice's calls.
+        back.
 
         Build the history from these rather than keying deltas anew: servers key streamed
         calls differently (see the module docstring), and a record keyed another way merges or
         splits calls the session applied on their own.
+
+        Args:
+            choice: Keep only this choice's calls. None: every choice's.
         """
         return [
             {
@@ -225,6 +238,10 @@ class OpenAIResponsesStream(StreamAdapter):
 
     Arguments may come as deltas, or only in `function_call_arguments.done` or
     `output_item.done` (LM Studio); the complete ones reported there are the call's.
+
+    Args:
+        session: The `PlanSession` the plan calls go to (anything with the methods the
+            adapters use of it).
     """
 
     def __init__(self, session: Session) -> None:

@@ -56,6 +56,10 @@ def client_view(updates: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     Given whole notifications (`RecordingSend.sent`: params with `sessionId`) instead of
     updates, it returns the plans of each session, `{session_id: {plan_id: plan}}`: a
     subagent's child session apart from its parent's.
+
+    Args:
+        updates: The `update`s of `session/update` notifications in the order sent, or the
+            whole params of each.
     """
     listed = list(updates)
     if listed and all("update" in item and "sessionId" in item for item in listed):

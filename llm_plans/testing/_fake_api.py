@@ -21,7 +21,13 @@ Body = dict[str, Any] | bytes
 
 def sse(events: list[dict[str, Any]], *, named: bool | None = None) -> bytes:
     """A Server-Sent Events body. Events with a `type` (Responses, Anthropic) get `event:`
-    lines; chat chunks are data only and end with `data: [DONE]`. `named` overrides."""
+    lines; chat chunks are data only and end with `data: [DONE]`.
+
+    Args:
+        events: The events, each sent as one `data:` line of JSON.
+        named: Whether to send `event:` lines (and no `[DONE]`). None: decided by whether
+            the first event has a `type`.
+    """
     named = bool(events) and "type" in events[0] if named is None else named
     out = [
         (f"event: {e['type']}\n" if named else "") + f"data: {json.dumps(e)}\n\n" for e in events
@@ -48,6 +54,9 @@ class FakeModelAPI:
 
     A dict is served as JSON, bytes as an SSE stream, a `Broken` as a stream that fails
     part way. Every request's JSON body is kept in `requests` (`{}` for a request without one).
+
+    Args:
+        *bodies: What to answer each request with, in order; one per request expected.
     """
 
     def __init__(self, *bodies: Body | Broken) -> None:
@@ -78,7 +87,12 @@ async def _broken(body: Broken) -> AsyncIterator[bytes]:
 
 
 def openai_client(handler: Callable[[httpx2.Request], httpx2.Response]) -> openai.AsyncOpenAI:
-    """An `openai.AsyncOpenAI` whose HTTP requests all go to `handler`."""
+    """An `openai.AsyncOpenAI` whose HTTP requests all go to `handler`.
+
+    Args:
+        handler: Answers each request (a `FakeModelAPI`, or any function from an
+            `httpx2.Request` to an `httpx2.Response`).
+    """
     import httpx2
     import openai
 
@@ -91,7 +105,12 @@ def openai_client(handler: Callable[[httpx2.Request], httpx2.Response]) -> opena
 def anthropic_client(
     handler: Callable[[httpx2.Request], httpx2.Response],
 ) -> anthropic.AsyncAnthropic:
-    """An `anthropic.AsyncAnthropic` whose HTTP requests all go to `handler`."""
+    """An `anthropic.AsyncAnthropic` whose HTTP requests all go to `handler`.
+
+    Args:
+        handler: Answers each request (a `FakeModelAPI`, or any function from an
+            `httpx2.Request` to an `httpx2.Response`).
+    """
     import anthropic
     import httpx2
 
@@ -102,10 +121,15 @@ def anthropic_client(
 
 
 async def sdk_stream(api: str, events: list[dict[str, Any]]) -> list[Any]:
-    """The objects the real SDK client yields for a stream of these wire events: `api` is
-    `"chat"` (OpenAI Chat Completions chunks), `"responses"` or `"anthropic"`. Each is built
-    by the SDK from the SSE body on a fake transport, exactly as a live stream's would be
-    (the SDKs do not validate stream events, so extras and missing fields come through)."""
+    """The objects the real SDK client yields for a stream of these wire events. Each is
+    built by the SDK from the SSE body on a fake transport, exactly as a live stream's would
+    be (the SDKs do not validate stream events, so extras and missing fields come through).
+
+    Args:
+        api: Which SDK and API: `"chat"` (OpenAI Chat Completions chunks), `"responses"`
+            (OpenAI Responses) or `"anthropic"` (Anthropic Messages); ValueError otherwise.
+        events: The wire events, as the payload builders here make them.
+    """
     fake = FakeModelAPI(sse(events))
     stream: Any
     if api == "chat":

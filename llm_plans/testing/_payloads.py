@@ -9,7 +9,12 @@ Call = tuple[str, str, Any]
 
 
 def pieces(text: str, size: int) -> list[str]:
-    """`text` in fragments of `size` characters, as a model streams arguments."""
+    """`text` in fragments of `size` characters, as a model streams arguments.
+
+    Args:
+        text: The text to cut.
+        size: The characters per fragment (the last may be shorter); at least 1.
+    """
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
@@ -17,7 +22,14 @@ def pieces(text: str, size: int) -> list[str]:
 
 
 def chat_completion(calls: list[Call], finish: str = "tool_calls") -> dict[str, Any]:
-    """A non-streamed chat completion whose message makes `calls`."""
+    """A non-streamed chat completion whose message makes `calls`.
+
+    Args:
+        calls: The tool calls, each `(id, tool name, arguments)` with the arguments as JSON
+            text.
+        finish: The choice's `finish_reason` (`"length"` for a response cut by the token
+            limit).
+    """
     message: dict[str, Any] = {"role": "assistant", "content": None, "refusal": None}
     message["tool_calls"] = [
         {"id": cid, "type": "function", "function": {"name": name, "arguments": args}}
@@ -35,7 +47,13 @@ def chat_completion(calls: list[Call], finish: str = "tool_calls") -> dict[str, 
 
 
 def chat_chunk(delta: dict[str, Any], reason: str | None = None, choice: int = 0) -> dict[str, Any]:
-    """One `chat.completion.chunk` with one choice's delta."""
+    """One `chat.completion.chunk` with one choice's delta.
+
+    Args:
+        delta: The choice's `delta`, as the API sends it.
+        reason: The choice's `finish_reason`; None for every chunk but a choice's last.
+        choice: The choice's index.
+    """
     return {
         "id": "chatcmpl-1",
         "object": "chat.completion.chunk",
@@ -49,7 +67,16 @@ def chat_chunk(delta: dict[str, Any], reason: str | None = None, choice: int = 0
 def chat_chunks(
     calls: list[Call], *, size: int = 8, finish: str = "tool_calls", choice: int = 0
 ) -> list[dict[str, Any]]:
-    """The chunks OpenAI streams for `calls`: id and name first, then argument fragments."""
+    """The chunks OpenAI streams for `calls`: id and name first, then argument fragments.
+
+    Args:
+        calls: The tool calls, each `(id, tool name, arguments)` with the arguments as JSON
+            text.
+        size: The characters of arguments per delta event, as a model streams them.
+        finish: The `finish_reason` of the last chunk (`"length"` for a response cut by
+            the token limit).
+        choice: The index of the choice every chunk belongs to, for `n > 1` streams.
+    """
     out = [chat_chunk({"role": "assistant", "content": None}, choice=choice)]
     for index, (cid, name, args) in enumerate(calls):
         head = {"index": index, "id": cid, "type": "function"}
@@ -103,15 +130,27 @@ def _function_call(index: int, call: Call, arguments: str, status: str) -> dict[
 
 
 def responses_response(calls: list[Call]) -> dict[str, Any]:
-    """A non-streamed Responses response whose output makes `calls`."""
+    """A non-streamed Responses response whose output makes `calls`.
+
+    Args:
+        calls: The tool calls, each `(id, tool name, arguments)` with the arguments as JSON
+            text.
+    """
     return _response([_function_call(i, c, c[2], "completed") for i, c in enumerate(calls)])
 
 
 def responses_events(
     calls: list[Call], *, size: int = 8, cut_at: int | None = None
 ) -> list[dict[str, Any]]:
-    """The events OpenAI streams for `calls`; `cut_at` stops the first call's arguments
-    there and ends the response as incomplete (`max_output_tokens`)."""
+    """The events OpenAI streams for `calls`.
+
+    Args:
+        calls: The tool calls, each `(id, tool name, arguments)` with the arguments as JSON
+            text.
+        size: The characters of arguments per delta event, as a model streams them.
+        cut_at: Stop the first call's arguments after this many characters and end the
+            response as incomplete (`max_output_tokens`). None: every call whole.
+    """
     events: list[dict[str, Any]] = [
         {"type": "response.created", "response": _response([], "in_progress")}
     ]
@@ -139,7 +178,13 @@ def responses_events(
 
 
 def anthropic_message(calls: list[Call], stop: str = "tool_use") -> dict[str, Any]:
-    """A non-streamed Messages response: a text block, then a `tool_use` block per call."""
+    """A non-streamed Messages response: a text block, then a `tool_use` block per call.
+
+    Args:
+        calls: The tool calls, each `(id, tool name, input)` with the input a dict, as
+            Anthropic sends it decoded.
+        stop: The response's `stop_reason` (`"max_tokens"` for one cut by the token limit).
+    """
     uses = [
         {"type": "tool_use", "id": cid, "name": name, "input": args} for cid, name, args in calls
     ]
@@ -158,8 +203,17 @@ def anthropic_message(calls: list[Call], stop: str = "tool_use") -> dict[str, An
 def anthropic_events(
     calls: list[Call], *, size: int = 8, stop: str = "tool_use", cut_at: int | None = None
 ) -> list[dict[str, Any]]:
-    """The events Anthropic streams for `calls` (arguments as JSON text); `cut_at` cuts
-    every call's arguments there, as a response stopped at `max_tokens` leaves the last."""
+    """The events Anthropic streams for `calls`.
+
+    Args:
+        calls: The tool calls, each `(id, tool name, arguments)` with the arguments as JSON
+            text.
+        size: The characters of arguments per delta event, as a model streams them.
+        stop: The `stop_reason` of the `message_delta` event (`"max_tokens"` for a
+            response cut by the token limit).
+        cut_at: Cut every call's arguments after this many characters, as a response
+            stopped at `max_tokens` leaves the last. None: every call whole.
+    """
     start = anthropic_message([])
     start.update(content=[], stop_reason=None)
     events: list[dict[str, Any]] = [{"type": "message_start", "message": start}]

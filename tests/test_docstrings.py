@@ -16,9 +16,11 @@ public names it defines, as the API reference renders it). For each:
 Choices:
 
 - A pydantic model's or dataclass's constructor parameters are its fields. A field may be
-  documented instead by its own docstring (pydantic's `use_attribute_docstrings`, or a
-  docstring griffe reads under a dataclass field): that is where the API reference shows it,
-  and for the tools' argument models it is the schema description the model reads.
+  documented instead by its own docstring (the docstring under it, or a pydantic
+  `description`): that is where the API reference shows it, and for the tools' argument
+  models it is the schema description the model reads. For a pydantic model it is the only
+  way: griffe, which builds the API reference, sees pydantic's `__init__(**data)` and warns
+  on an `Args:` entry for a field, which fails the strict docs build.
 - Tool-argument models (our tools' and each dialect tool's, and the models nested in them:
   found from the tool registry) are held to what their own field docstrings say and nothing
   more: those docstrings are the schema texts snapshot tests pin, and a dialect's models
@@ -106,16 +108,15 @@ def griffe_package() -> griffe.Module:
     return griffe.load("llm_plans", resolve_aliases=False)  # type: ignore[return-value]
 
 
-def args_section(docstring: str | None) -> list[str] | None:
-    """The names in the docstring's `Args:` sections; None when it has none."""
+def args_section(docstring: str | None) -> list[str]:
+    """The names the docstring's `Args:` sections document (`*args` and `**kwargs` with their
+    stars), as the API reference reads them."""
     if not docstring:
-        return None
+        return []
     parsed = griffe.Docstring(inspect.cleandoc(docstring), parser="google")
     sections = parsed.parse(warn_missing_types=False, warn_unknown_params=False)
-    found = [s for s in sections if s.kind is griffe.DocstringSectionKind.parameters]
-    if not found:
-        return None
-    return [p.name for section in found for p in section.value]
+    kind = griffe.DocstringSectionKind.parameters
+    return [p.name for section in sections if section.kind is kind for p in section.value]
 
 
 @cache
@@ -165,7 +166,7 @@ def check(
     documented_elsewhere: Callable[[str], bool] = lambda name: False,
 ) -> Iterator[str]:
     """What is wrong with `docstring` as the `Args:` of `parameters` at `where`."""
-    named = args_section(docstring) or []
+    named = args_section(docstring)
     missing = [
         p.name
         for p in parameters
@@ -283,10 +284,10 @@ def test_a_parameter_named_only_in_prose_does_not_count() -> None:
                 Otherwise keep going.
         """
 
-    assert list(check("prose", [*inspect.signature(prose).parameters.values()], prose.__doc__)) == [
-        "prose: no Args: entry for strict"
-    ]
-    assert list(check("stale", [*inspect.signature(stale).parameters.values()], stale.__doc__)) == [
-        "stale: Args: names mode, which it does not take"
-    ]
-    assert list(check("whole", [*inspect.signature(whole).parameters.values()], whole.__doc__)) == []
+    def issues(function: Callable[..., Any]) -> list[str]:
+        parameters = list(inspect.signature(function).parameters.values())
+        return list(check(function.__name__, parameters, function.__doc__))
+
+    assert issues(prose) == ["prose: no Args: entry for strict"]
+    assert issues(stale) == ["stale: Args: names mode, which it does not take"]
+    assert issues(whole) == []

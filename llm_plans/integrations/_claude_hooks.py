@@ -80,6 +80,12 @@ def plan_hooks(
     - In SDK sessions Claude Code offers its `Task*` tools (not `TodoWrite`), and only when
       they are allowed: `allowed_tools=list(BUILTIN_PLAN_TOOLS)`.
 
+    Args:
+        session: The session to mirror into; it must take `llm_plans` and `claude_tasks`
+            and/or `claude_todos` (ConfigurationError otherwise).
+        keep_subagent_plans: Leave a subagent's plans on the client when it stops, rather
+            than remove them as Claude Code drops its todos.
+
     Example:
         session = PlanSession(send, session_id="s", dialects=["llm_plans", "claude_tasks"])
         options = ClaudeAgentOptions(hooks=plan_hooks(session))

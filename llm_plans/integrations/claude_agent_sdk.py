@@ -87,8 +87,13 @@ BUILTIN_PLAN_TOOLS: tuple[str, ...] = (
 
 
 def plan_tool_names(key: str = "plans", *, dialect: str = OURS) -> list[str]:
-    """The names the model sees for the plan tools of `dialect` (ours by default) on a server
-    registered under `key`."""
+    """The names the model sees for the plan tools of `dialect` on a server registered under
+    `key`, for `ClaudeAgentOptions(allowed_tools=...)`.
+
+    Args:
+        key: The key the server is registered under in `mcp_servers`.
+        dialect: The dialect whose tools the server has; ours by default.
+    """
     return [f"mcp__{key}__{name}" for name in names_of(dialect)]
 
 
@@ -101,6 +106,14 @@ def plan_server(
 ) -> McpSdkServerConfig:
     """An in-process MCP server with the plan tools of `dialect` (by default ours, or the
     session's one dialect when it does not take ours), for `mcp_servers={key: ...}`.
+
+    Args:
+        session: The session the tools run on. It must take the names Claude Code gives
+            them (`tool_prefixes` including `"mcp__<key>__"`; the default has `mcp__plans__`).
+        key: The key the server is to be registered under in `mcp_servers`.
+        dialect: The dialect whose tools to give (`"llm_plans"`, `"claude_tasks"`, ...), one
+            the session takes. None: ours when the session takes ours, else its only dialect
+            (ConfigurationError when it takes several and not ours).
 
     Example:
         options = ClaudeAgentOptions(mcp_servers={"plans": plan_server(session)})
@@ -136,7 +149,12 @@ def plan_server(
 
 
 class PlanPreviews:
-    """Streams plan steps to the client from the SDK's partial messages (`StreamEvent`s)."""
+    """Streams plan steps to the client from the SDK's partial messages (`StreamEvent`s).
+
+    Args:
+        session: The session the plan calls are previewed on, the one the plan tools run
+            on.
+    """
 
     def __init__(self, session: PlanSession) -> None:
         self._session = session
@@ -146,7 +164,12 @@ class PlanPreviews:
         self._runs: dict[tuple[str | None, str | None], Run] = {}
 
     async def on_message(self, message: Any) -> None:
-        """Take one message as `query()` or `ClaudeSDKClient` yields it; others are ignored."""
+        """Take one message as `query()` or `ClaudeSDKClient` yields it.
+
+        Args:
+            message: The message; those that carry no plan call's stream or result are
+                ignored.
+        """
         if isinstance(message, ResultMessage):  # the query is over: no tool runs any more
             for scope in [s for s in self._runs if s[0] == message.session_id]:
                 await self._runs.pop(scope).end()

@@ -58,10 +58,14 @@ _FRAMEWORK = "langchain"
 
 
 class PlanTool(BaseTool):
-    """One plan tool on a `PlanSession`; see `plan_tools`."""
+    """One plan tool on a `PlanSession`; see `plan_tools`, which makes them. Takes
+    `BaseTool`'s fields, and those below."""
 
     session: PlanSession
-    handle_tool_error: bool = True  # a rejection is a ToolMessage with status "error"
+    """The session the tool's calls run on."""
+    handle_tool_error: bool = True
+    """True: a rejected call is the model's `ToolMessage` with status `"error"`, the
+    rejection its text, rather than an exception out of the graph."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -98,7 +102,14 @@ class PlanTool(BaseTool):
 
 def plan_tools(session: PlanSession, *, dialect: str | None = None) -> list[BaseTool]:
     """The plan tools of `dialect` (ours by default: `create_plan`, `update_plan` and
-    `remove_plan`) as LangChain tools on `session`."""
+    `remove_plan`) as LangChain tools on `session`.
+
+    Args:
+        session: The session the tools' calls run on.
+        dialect: The dialect whose tools to give (`"llm_plans"`, `"claude_tasks"`, ...), one
+            the session takes. None: ours when the session takes ours, else its only dialect
+            (ConfigurationError when it takes several and not ours).
+    """
     dialect, names = dialect_for(session, dialect)
     return [
         PlanTool(
@@ -112,7 +123,12 @@ def plan_tools(session: PlanSession, *, dialect: str | None = None) -> list[Base
 
 
 class PlanPreviews(AsyncCallbackHandler):
-    """A callback that streams plan steps to the client while a chat model writes them."""
+    """A callback that streams plan steps to the client while a chat model writes them.
+
+    Args:
+        session: The session the plan calls are previewed on, the one the plan tools run
+            on.
+    """
 
     def __init__(self, session: PlanSession) -> None:
         self._calls: Calls = shared_calls(session, _FRAMEWORK)

@@ -56,7 +56,14 @@ _FRAMEWORK = "openai-agents"
 
 def plan_tools(session: PlanSession, *, dialect: str | None = None) -> list[FunctionTool]:
     """The plan tools of `dialect` (ours by default: `create_plan`, `update_plan` and
-    `remove_plan`) as strict `FunctionTool`s running on `session`."""
+    `remove_plan`) as strict `FunctionTool`s running on `session`.
+
+    Args:
+        session: The session the tools' calls run on.
+        dialect: The dialect whose tools to give (`"llm_plans"`, `"claude_tasks"`, ...), one
+            the session takes. None: ours when the session takes ours, else its only dialect
+            (ConfigurationError when it takes several and not ours).
+    """
     dialect, names = dialect_for(session, dialect)
     calls = shared_calls(session, _FRAMEWORK, lagging=True)
 
@@ -80,6 +87,10 @@ class PlanPreviews:
     """Streams plan steps to the client from `Runner.run_streamed(...).stream_events()`.
 
     One per run: its streamed calls are that run's alone.
+
+    Args:
+        session: The session the plan calls are previewed on, the one the plan tools run
+            on.
     """
 
     def __init__(self, session: PlanSession) -> None:
@@ -88,7 +99,12 @@ class PlanPreviews:
         self._run = self._calls.run()
 
     async def on_event(self, event: Any) -> None:
-        """Take one stream event as the run yields it (others than raw responses are ignored)."""
+        """Take one stream event as the run yields it.
+
+        Args:
+            event: The event; only raw response events and tool outputs are read, the
+                others ignored.
+        """
         kind = getattr(event, "type", None)
         if kind == "run_item_stream_event":
             if getattr(event, "name", None) == "tool_output":  # answered: no tool runs it now

@@ -83,6 +83,16 @@ class PlanToolset(AbstractToolset[Any]):
     """The plan tools of one dialect (ours by default: `create_plan`, `update_plan` and
     `remove_plan`) for a pydantic-ai agent, on one session.
 
+    Args:
+        session: The session the tools' calls run on.
+        strict: The tools' `strict` flag (structured outputs where the model supports
+            them). None: pydantic-ai's default for the model.
+        id: The toolset's id, unique among the agent's toolsets; durable execution
+            (Temporal) needs one. None: none.
+        dialect: The dialect whose tools to give (`"llm_plans"`, `"claude_tasks"`, ...), one
+            the session takes. None: ours when the session takes ours, else its only dialect
+            (ConfigurationError when it takes several and not ours).
+
     Example:
         plans = PlanToolset(session)
         agent = Agent(model, toolsets=[plans], capabilities=[plans.previews()])
@@ -174,15 +184,22 @@ class PlanToolset(AbstractToolset[Any]):
         return _Previews(self)
 
     async def event_stream_handler(self, ctx: RunContext[Any], events: AsyncIterable[Any]) -> None:
-        """An `event_stream_handler` for `Agent(...)` or `agent.run(...)`: live plan previews."""
+        """An `event_stream_handler` for `Agent(...)` or `agent.run(...)`: live plan previews.
+
+        Args:
+            ctx: The run's context, as pydantic-ai passes it.
+            events: The run's stream events, as pydantic-ai passes them.
+        """
         async for event in events:
             await self.on_event(event, ctx)
 
     async def on_event(self, event: Any, ctx: RunContext[Any] | None = None) -> None:
         """Take one event of the agent's stream; plan calls' arguments are fed as they grow.
 
-        Pass the run's `ctx` (an event stream handler gets it): streams are kept per run.
-        Without it, events count as one run's, whose calls end with the last run.
+        Args:
+            event: The event; those about no tool call part are ignored.
+            ctx: The run's context (an event stream handler gets it): streams are kept per
+                run. None: events count as one run's, whose calls end with the last run.
         """
         stream = self._stream(ctx.run_id if ctx is not None else None)
         run, parts = stream.run, stream.parts

@@ -52,7 +52,8 @@ class PlanSession:
     Args:
         send: An async function taking one argument, the `session/update` params dict, and
             delivering it to the client (`acp_send(conn)` with the ACP SDK). Awaited for
-            every notification; what it raises is the result's `failure`, never the call's.
+            every notification; what it raises does not escape a plan call: it becomes the
+            result's `failure`.
         session_id: The ACP session id every notification carries.
         client_capabilities: What the client advertised in `initialize` (a dict, the ACP
             SDK's model, or a `ClientCapabilitiesRecorder`), from which the wire form is
@@ -72,7 +73,7 @@ class PlanSession:
             pass one that asks the client's file system when the file lives there. What it
             returns is held to the bounds a local file is, and what it raises reads as None.
         stream_interval: The least time between two previews of one streamed call, in
-            seconds.
+            seconds; 0.1 by default, which looks live without flooding the pipe.
         preview_budget: What a streamed call's previews may cost: all previews of one call
             together send at most that many times what the finished call sends, in bytes
             as compact JSON (the ACP SDK's transports), whenever that shows at least as much
@@ -81,7 +82,8 @@ class PlanSession:
             away, can end smaller). A long plan then shows in growing steps: a larger budget
             shows steps sooner (lower latency from a step's closing brace to the client), a
             smaller one costs less CPU and bandwidth. At least 1 (with 1 a call shows one
-            preview at most); docs/benchmarks.md shows the latency each budget buys.
+            preview at most); 8 by default. docs/benchmarks.md shows the latency each
+            budget buys.
         on_commit: Called with the session after every change is committed and before the
             client hears of it, to persist `snapshot()`, say. What it raises is logged and
             returned as the result's `failure`; the change stands.
@@ -89,11 +91,11 @@ class PlanSession:
             hosts add their server's (`mcp__plans__create_plan`); `""` admits the plain
             names. The default admits the plain names and Claude Code's `mcp__plans__`.
         dialects: The dialect, or dialects, whose tools the session takes: `"llm_plans"`
-            (ours: `create_plan`, `update_plan`, `remove_plan`), `"claude_todos"`,
-            `"claude_tasks"`, `"codex"`, `"write_todos"`, `"cursor"`. Two that define one
-            tool name cannot be combined (ConfigurationError).
-        list_id: The id of the one items plan a list dialect's tools (`TodoWrite`,
-            `update_plan` of Codex, ...) write; unused by ours.
+            (ours, the default: `create_plan`, `update_plan`, `remove_plan`),
+            `"claude_todos"`, `"claude_tasks"`, `"codex"`, `"write_todos"`, `"cursor"`. Two
+            that define one tool name cannot be combined (ConfigurationError).
+        list_id: The id of the one items plan a list dialect's tools (`TodoWrite`, Codex's
+            `update_plan`, ...) write, `"main"` by default; unused by ours.
 
     Example:
         session = PlanSession(send, session_id="sess_1", client_capabilities=caps)

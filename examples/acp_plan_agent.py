@@ -1,29 +1,24 @@
-"""A minimal ACP agent whose "model" is a fixed script of plan tool calls.
+"""An ACP agent whose model is a fixed script of plan tool calls: run it with python and talk
+ACP to it on stdin/stdout."""
 
-It shows the ACP SDK binding on its own (`framework_agent.FrameworkAgent` records the client's
-capabilities and opens a `PlanSession` per ACP session): every plan tool call runs through the
-session. Run it with `python examples/acp_plan_agent.py` and talk ACP to it on stdin/stdout.
-"""
-
-from __future__ import annotations
-
+import asyncio
 from typing import Any
 
-from framework_agent import FrameworkAgent, serve
+import acp
+from acp.schema import AgentCapabilities, InitializeResponse, NewSessionResponse, PromptResponse
 
-from llm_plans import PlanSession
+from llm_plans import ClientCapabilitiesRecorder, PlanSession, acp_send
 
 # What a model might call while fixing a bug: a checklist, a design note, progress, clean-up.
-SCRIPT: list[tuple[str, Any]] = [
+SCRIPT: list[tuple[str, dict[str, Any]]] = [
     (
         "create_plan",
         {
             "type": "items",
-            "id": None,
             "entries": [
                 {"content": "Reproduce the bug", "priority": "high", "status": "in_progress"},
-                {"content": "Fix the parser", "priority": "high", "status": None},
-                {"content": "Add a regression test", "priority": None, "status": None},
+                {"content": "Fix the parser", "priority": "high"},
+                {"content": "Add a regression test"},
             ],
         },
     ),
@@ -39,15 +34,40 @@ SCRIPT: list[tuple[str, Any]] = [
 ]
 
 
-class PlanAgent(FrameworkAgent[PlanSession]):
-    def start(self, session: PlanSession, cwd: str) -> PlanSession:
-        return session
+class PlanAgent:
+    def __init__(self) -> None:
+        self.recorder = ClientCapabilitiesRecorder()  # keeps what `initialize` settled
+        self.sessions: dict[str, PlanSession] = {}
 
-    async def answer(self, state: PlanSession, text: str) -> str | None:
-        for tool, arguments in SCRIPT:
-            await state.call(tool, arguments)
-        return None  # the plans are the whole answer
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def initialize(self, protocol_version: int, **_: Any) -> InitializeResponse:
+        return InitializeResponse(
+            protocol_version=acp.PROTOCOL_VERSION, agent_capabilities=AgentCapabilities()
+        )
+
+    async def new_session(self, cwd: str, **_: Any) -> NewSessionResponse:
+        session_id = f"sess_{len(self.sessions) + 1}"
+        self.sessions[session_id] = PlanSession(
+            acp_send(self.conn), session_id=session_id, client_capabilities=self.recorder
+        )
+        return NewSessionResponse(session_id=session_id)
+
+    async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
+        session = self.sessions[session_id]
+        for tool, arguments in SCRIPT:  # your model's plan tool calls, as it makes them
+            await session.call(tool, arguments)
+        return PromptResponse(stop_reason="end_turn")
+
+    async def cancel(self, session_id: str, **_: Any) -> None:
+        return None
+
+
+async def main() -> None:
+    agent = PlanAgent()
+    await acp.run_agent(agent, observers=[agent.recorder], use_unstable_protocol=True)
 
 
 if __name__ == "__main__":
-    serve(PlanAgent())
+    asyncio.run(main())

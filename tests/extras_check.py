@@ -4,7 +4,8 @@
 
 Runs, with this interpreter, what the docs promise that extra gives: every Python block of
 README.md and docs/ whose imports that extra installs (the model loops driven through
-llm_plans.testing's fake API where a block defines them), and its examples over a real ACP
+llm_plans.testing's fake API where a block defines them; a titled block, a file of a program
+the page shows, imported beside its page's other files), and its examples over a real ACP
 pipe with their offline scripted models (the Claude Agent SDK's against the Anthropic
 stand-in whose URL is in ANTHROPIC_BASE_URL); for `agent`, `llm-plans demo` and
 `llm-plans agent` over a pipe. Prints a JSON report as its last line; exits non-zero at the
@@ -28,6 +29,7 @@ import runpy
 import subprocess
 import sys
 import tempfile
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +60,8 @@ PACKAGE_EXTRA = {
     "llm_plans.integrations.claude_agent_sdk": "claude-agent-sdk",
 }
 # What each extra installs, by the extras' names (pyproject.toml); openai 3 and anthropic 2
-# require httpx2, so either SDK's extra gives what `testing` does.
+# require httpx2, so either SDK's extra gives what `testing` does, and openai-agents 0.24
+# requires openai 3.
 INCLUDES = {
     "agent": {"agent", "openai", "anthropic", "acp", "testing"},
     "openai": {"openai", "testing"},
@@ -66,7 +69,7 @@ INCLUDES = {
     "acp": {"acp"},
     "testing": {"testing"},
     "pydantic-ai": {"pydantic-ai", "acp"},
-    "openai-agents": {"openai-agents", "acp"},
+    "openai-agents": {"openai-agents", "acp", "openai", "testing"},
     "langchain": {"langchain", "acp"},
     "claude-agent-sdk": {"claude-agent-sdk", "acp"},
 }
@@ -86,15 +89,38 @@ def doc_files(root: Path) -> list[Path]:
     return [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
 
 
+# A Python block; a titled one (```python title="agent.py") is a file of a program the page
+# shows, the blocks of which are copied beside each other and run as one.
+BLOCK = re.compile(r'```python(?: title="([\w.-]+\.py)")?\n(.*?)```', flags=re.S)
+
+
 def blocks(root: Path) -> list[tuple[str, str]]:
     """Every Python block of the docs, once each: (where it first stands, its text)."""
     found: dict[str, str] = {}
     for path in doc_files(root):
         text = path.read_text()
-        for match in re.finditer(r"```python\n(.*?)```", text, flags=re.S):
+        for match in BLOCK.finditer(text):
             line = text.count("\n", 0, match.start()) + 1
-            found.setdefault(match.group(1), f"{path.relative_to(root)}:{line}")
+            found.setdefault(match.group(2), f"{path.relative_to(root)}:{line}")
     return [(where, code) for code, where in found.items()]
+
+
+def page_files(page: Path) -> dict[str, str]:
+    """The files a page's titled blocks make, by name."""
+    return {m.group(1): m.group(2) for m in BLOCK.finditer(page.read_text()) if m.group(1)}
+
+
+def title(root: Path, where: str) -> str | None:
+    """The file name of the block at `where` (`page:line` of its fence), if it has one."""
+    path, line = where.rsplit(":", 1)
+    fence = (root / path).read_text().splitlines()[int(line) - 1]
+    named = BLOCK.match(fence + "\n```")
+    return named.group(1) if named else None
+
+
+def local_modules(root: Path) -> set[str]:
+    """The modules the docs' titled blocks make, which blocks beside them import."""
+    return {Path(name).stem for path in doc_files(root) for name in page_files(path)}
 
 
 def imported(code: str) -> set[str]:
@@ -108,11 +134,14 @@ def imported(code: str) -> set[str]:
     return names
 
 
-def needs(code: str) -> set[str]:
-    """The extras a block's imports need; raises ValueError for a module no extra installs."""
+def needs(code: str, local: Collection[str] = ()) -> set[str]:
+    """The extras a block's imports need; raises ValueError for a module no extra installs.
+    `local`: modules other blocks of the docs make (`local_modules`), which need none."""
     extras: set[str] = set()
     for name in imported(code):
         top = name.partition(".")[0]
+        if top in local:
+            continue
         if name in PACKAGE_EXTRA:
             extras.add(PACKAGE_EXTRA[name])
         elif top in MODULE_EXTRA:
@@ -123,7 +152,8 @@ def needs(code: str) -> set[str]:
 
 
 def blocks_for(extra: str, root: Path) -> list[tuple[str, str]]:
-    return [(where, code) for where, code in blocks(root) if needs(code) <= INCLUDES[extra]]
+    local = local_modules(root)
+    return [(w, code) for w, code in blocks(root) if needs(code, local) <= INCLUDES[extra]]
 
 
 # ---- running blocks ---------------------------------------------------------------------------
@@ -162,15 +192,35 @@ async def drive_loops(namespace: dict[str, Any]) -> list[str]:
     return driven
 
 
+def run_file(name: str, files: dict[str, str], where: Path) -> dict[str, Any]:
+    """Run the file `name` of a page's `files` as an imported module (not as `__main__`: an
+    agent would start serving), with the others beside it to import."""
+    for each, code in files.items():
+        (where / each).write_text(code)
+    sys.path.insert(0, str(where))
+    try:
+        return runpy.run_path(str(where / name), run_name=Path(name).stem)
+    finally:
+        sys.path.remove(str(where))
+        for module in [m for m in sys.modules if f"{m}.py" in files]:
+            del sys.modules[module]  # another page may make a file of the same name
+
+
 def run_blocks(extra: str, root: Path) -> tuple[list[str], list[str]]:
     ran, driven = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for n, (where, code) in enumerate(blocks_for(extra, root)):
             script = Path(tmp) / f"block_{n}.py"
             script.write_text(code)
+            name = title(root, where)
             try:
                 with contextlib.redirect_stdout(sys.stderr):  # stdout is for the report
-                    namespace = runpy.run_path(str(script), run_name="__main__")
+                    if name is None:
+                        namespace = runpy.run_path(str(script), run_name="__main__")
+                    else:
+                        files = page_files(root / where.rsplit(":", 1)[0])
+                        (Path(tmp) / f"files_{n}").mkdir()
+                        namespace = run_file(name, files, Path(tmp) / f"files_{n}")
                 driven += [f"{where} {name}" for name in asyncio.run(drive_loops(namespace))]
             except BaseException as exc:
                 raise SystemExit(f"[{extra}] the block at {where} failed: {exc!r}") from exc

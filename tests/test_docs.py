@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import extras_check
 import pytest
 from wire import Recorder, anthropic_client, chat_completion, message_stream, openai_client
 
@@ -24,12 +25,15 @@ from llm_plans.testing import RecordingSend
 ROOT = Path(__file__).parents[1]
 DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.rglob("*.md"))
+# Each block with its page and, for a titled block (a file of a program the page shows), its
+# file name.
 BLOCKS = [
-    pytest.param(block, id=f"{page.relative_to(DOCS)}-{index}")
+    pytest.param(page, match.group(1), match.group(2), id=f"{page.relative_to(DOCS)}-{index}")
     for page in PAGES
-    for index, block in enumerate(re.findall(r"```python\n(.*?)```", page.read_text(), re.S))
+    for index, match in enumerate(extras_check.BLOCK.finditer(page.read_text()))
 ]
-_FENCE = re.compile(r"\s*```[\w+-]*\s*")  # a code fence line: the fence, a language
+# A code fence line: the fence, a language, a file name.
+_FENCE = re.compile(r'\s*```(?:[\w+-]+(?: title="[\w.-]+")?)?\s*')
 PLAN = {
     "type": "items",
     "id": None,
@@ -40,7 +44,7 @@ PLAN = {
 
 
 def run_block(page: str, needle: str, tmp_path: Path) -> dict[str, Any]:
-    blocks = re.findall(r"```python\n(.*?)```", (DOCS / page).read_text(), flags=re.S)
+    blocks = [m.group(2) for m in extras_check.BLOCK.finditer((DOCS / page).read_text())]
     [block] = [b for b in blocks if needle in b]
     script = tmp_path / "block.py"
     script.write_text(block)
@@ -56,11 +60,21 @@ def test_code_fences_stand_on_lines_of_their_own(page: Path) -> None:
     assert stray == [], f"{page.name}: a code fence shares its line with text at lines {stray}"
 
 
-@pytest.mark.parametrize("block", BLOCKS)
+@pytest.mark.parametrize(("page", "title", "block"), BLOCKS)
 def test_docs_block_runs(
-    block: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    page: Path,
+    title: str | None,
+    block: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.chdir(tmp_path)
+    if title is not None:
+        # A file of the page's program, imported beside the others as a module: its agent does
+        # not start serving stdio here (tests/test_docs_agents.py runs it as a program).
+        extras_check.run_file(title, extras_check.page_files(page), tmp_path)
+        return
     script = tmp_path / "block.py"
     script.write_text(block)
     runpy.run_path(str(script), run_name="__main__")

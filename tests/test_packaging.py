@@ -9,7 +9,6 @@ import json
 import os
 import re
 import subprocess
-import venv
 import zipfile
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -18,7 +17,7 @@ from pathlib import Path
 import extras_check
 import pytest
 from anthropic_server import ScriptedAPI, serving
-from wheel_build import PIP, ROOT, build_wheel
+from wheel_build import ROOT, build_wheel, clean_env, fresh_virtualenv
 
 import llm_plans
 
@@ -98,8 +97,9 @@ def test_every_doc_block_runs_with_one_extra() -> None:
     can name what it needs, and the check of that extra runs it."""
     found = extras_check.blocks(ROOT)
     assert found, "no Python blocks found in README.md and docs/"
+    local = extras_check.local_modules(ROOT)
     for where, code in found:
-        needs = extras_check.needs(code)
+        needs = extras_check.needs(code, local)
         assert any(needs <= includes for includes in extras_check.INCLUDES.values()), (
             f"{where} needs {sorted(needs)}: no one extra installs them all"
         )
@@ -121,8 +121,9 @@ def install_line(where: str) -> set[str] | None:
 def test_each_blocks_install_line_names_exactly_the_extras_it_needs() -> None:
     """A block that needs an extra stands in a section whose install line gives it all, and
     names no extra it does not need."""
+    local = extras_check.local_modules(ROOT)
     for where, code in extras_check.blocks(ROOT):
-        needs = extras_check.needs(code)
+        needs = extras_check.needs(code, local)
         if not needs:
             continue  # the core: `pip install -e .`
         named = install_line(where)
@@ -144,12 +145,21 @@ def test_needs_reads_a_blocks_imports() -> None:
     assert extras_check.needs("from llm_plans.testing import RecordingSend") == set()
     with pytest.raises(ValueError, match="langchain_openai"):
         extras_check.needs("from langchain_openai import ChatOpenAI")
+    # a module another block of the docs makes (a titled block) needs nothing more
+    assert extras_check.needs("import openai\nfrom openai_turn import t", {"openai_turn"}) == {
+        "openai"
+    }
+    with pytest.raises(ValueError, match="openai_turn"):
+        extras_check.needs("from openai_turn import t")
 
 
-def clean_env() -> dict[str, str]:
-    """This environment without API keys and without anything deciding which llm_plans runs."""
-    drop = {"PYTHONPATH", "VIRTUAL_ENV", "LLM_PLANS_SPEC_DIR"}
-    return {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k not in drop}
+def test_titled_blocks_are_the_files_of_their_page() -> None:
+    files = extras_check.page_files(ROOT / "docs" / "model-apis.md")
+    assert set(files) == {"openai_turn.py", "agent.py"}
+    assert "from openai_turn import openai_turn" in files["agent.py"]
+    assert {"openai_turn", "agent", "run_agent"} <= extras_check.local_modules(ROOT)
+    (where,) = [w for w, code in extras_check.blocks(ROOT) if code == files["openai_turn.py"]]
+    assert extras_check.title(ROOT, where) == "openai_turn.py"
 
 
 # What the check runs for an extra besides its example (tests/extras_check.py).
@@ -166,17 +176,7 @@ CLAUDE_STEPS = [
 
 def install(extra: str, wheel: Path, env_dir: Path) -> Path:
     """A fresh virtualenv with the wheel and `extra` only; its python."""
-    venv.create(env_dir, with_pip=False)  # this interpreter's pip installs into it
-    python = env_dir / "bin" / "python"
-    # From the index, as a user gets them; pip's cache keeps the downloads between runs.
-    subprocess.run(
-        [*PIP, "--python", str(python), "install", f"{wheel}[{extra}]"],
-        check=True,
-        capture_output=True,
-        timeout=INSTALL_TIMEOUT,
-        env=clean_env(),
-    )
-    return python
+    return fresh_virtualenv(env_dir, f"{wheel}[{extra}]", timeout=INSTALL_TIMEOUT)
 
 
 @pytest.fixture(scope="module")

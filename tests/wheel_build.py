@@ -1,10 +1,13 @@
-"""Building this checkout's wheel for the tests that install it (the demo, the extras)."""
+"""Building this checkout's wheel for the tests that install it (the demo, the extras, the
+docs' agents, the install lines), and the fresh virtualenvs they install it into."""
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
+import venv
 from pathlib import Path
 
 import pytest
@@ -25,3 +28,26 @@ def build_wheel(dist: Path, *, timeout: float) -> Path:
     )
     (built,) = dist.glob("llm_plans-*.whl")
     return built
+
+
+def clean_env() -> dict[str, str]:
+    """This environment without API keys and without anything deciding which llm_plans runs."""
+    drop = {"PYTHONPATH", "VIRTUAL_ENV", "LLM_PLANS_SPEC_DIR"}
+    return {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k not in drop}
+
+
+def fresh_virtualenv(env_dir: Path, *requirements: str, timeout: float) -> Path:
+    """A new virtualenv at `env_dir` with `requirements` installed (pip's requirement
+    specifiers: a wheel's path with extras, `name @ git+url@commit`, `name==version`); its
+    python."""
+    venv.create(env_dir, with_pip=False)  # this interpreter's pip installs into it
+    python = env_dir / "bin" / "python"
+    # From the index, as a user gets them; pip's cache keeps the downloads between runs.
+    subprocess.run(
+        [*PIP, "--python", str(python), "install", *requirements],
+        check=True,
+        capture_output=True,
+        timeout=timeout,
+        env=clean_env(),
+    )
+    return python

@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import json
-import os
 import re
 import subprocess
 import zipfile
@@ -17,7 +16,13 @@ from pathlib import Path
 import extras_check
 import pytest
 from anthropic_server import ScriptedAPI, serving
-from wheel_build import ROOT, build_wheel, clean_env, fresh_virtualenv
+from wheel_build import (
+    ROOT,
+    RUN_FRESH_VIRTUALENVS,
+    build_wheel,
+    clean_env,
+    fresh_virtualenv,
+)
 
 import llm_plans
 
@@ -25,8 +30,6 @@ import llm_plans
 # generous room for a slow machine with a cold cache, never a timed assertion.
 INSTALL_TIMEOUT = 1200
 CHECK_TIMEOUT = 600
-# A fresh virtualenv per extra takes minutes in all: CI runs them, a local run opts in.
-RUN_EXTRAS = os.environ.get("CI") == "true" or os.environ.get("LLM_PLANS_EXTRAS_CHECK") == "1"
 
 
 def pyproject() -> str:
@@ -204,7 +207,7 @@ def virtualenvs(
 
 
 @pytest.mark.skipif(
-    not RUN_EXTRAS,
+    not RUN_FRESH_VIRTUALENVS,
     reason="a fresh virtualenv per extra takes minutes: CI runs it (CI=true), or set "
     "LLM_PLANS_EXTRAS_CHECK=1",
 )

@@ -53,6 +53,13 @@ def test_the_pages_that_show_an_agent() -> None:
     }
 
 
+@pytest.mark.parametrize("page", sorted(DOCS.rglob("*.md")), ids=lambda p: p.name)
+def test_a_page_makes_each_file_once(page: Path) -> None:
+    """Two blocks of one page titled alike would leave a reader to guess which to keep."""
+    titles = [m.group(1) for m in extras_check.BLOCK.finditer(page.read_text()) if m.group(1)]
+    assert len(titles) == len(set(titles)), titles
+
+
 def test_the_acp_example_is_the_pages_agent() -> None:
     """examples/acp_plan_agent.py is the ACP SDK page's agent, so neither can drift alone."""
     (page,) = [p for p in AGENT_PAGES if p.name == "acp-sdk.md"]

@@ -22,7 +22,7 @@ from llm_plans import PlanSession
 from llm_plans.testing import RecordingSend
 
 README = Path(__file__).parents[1] / "docs" / "frameworks.md"  # the docs page of the frameworks
-BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+BLOCKS = re.findall(r"```python[^\n]*\n(.*?)```", README.read_text(), flags=re.S)  # titled too
 CREATE = json.dumps({"type": "items", "entries": [{"content": "Fix", "status": "in_progress"}]})
 DONE = json.dumps({"id": "plan-1", "changes": [{"step": 1, "status": "completed"}]})
 

@@ -90,7 +90,7 @@ class CodingAgent:
         plans = PlanSession(
             send_saved,
             session_id=session_id,
-            client_capabilities=caps,
+            client_capabilities=self._recorder,  # the capabilities and the negotiated version
             workspace=cwd,
             on_commit=lambda s: self._saver.save(session_id, cwd, s.snapshot()),
         )

@@ -74,7 +74,7 @@ class FrameworkAgent(Generic[State]):
         session = PlanSession(
             acp_send(self._conn),
             session_id=session_id,
-            client_capabilities=self.recorder.capabilities,
+            client_capabilities=self.recorder,  # the capabilities and the negotiated version
             workspace=cwd,
             dialects=self.dialects,
         )

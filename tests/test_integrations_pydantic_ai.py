@@ -31,6 +31,7 @@ from pydantic_ai.providers.openai import OpenAIProvider
 from wire import Recorder, anthropic_client, chat_completion, message, openai_client
 
 from llm_plans import ConfigurationError, PlanSession, tools
+from llm_plans.integrations._any_of import without_type_lists
 from llm_plans.integrations.pydantic_ai import PlanToolset
 from llm_plans.testing import RecordingSend
 
@@ -163,7 +164,10 @@ async def test_tools_are_sequential_and_match_llm_plans_schemas(
     assert [t.name for t in seen] == list(tools.NAMES)
     for tool in seen:
         assert tool.sequential is True
-        assert tool.parameters_json_schema == tools.schema(tool.name, all_required=True)
+        # llm_plans' schema, its type lists spelled as `anyOf` (which TestModel can fill in).
+        assert tool.parameters_json_schema == without_type_lists(
+            tools.schema(tool.name, all_required=True)
+        )
         assert tool.description == tools.description(tool.name)
 
 
@@ -266,10 +270,13 @@ async def test_over_the_openai_wire_failed_calls_are_pydantic_ai_error_objects(
     model = OpenAIChatModel("gpt-4.1", provider=OpenAIProvider(openai_client=openai_client(http)))
     result = await Agent(model, toolsets=[PlanToolset(session)]).run("fix it")
     assert result.output == "Fixed."
-    # The tools go out exactly as llm_plans.tools.openai_chat() defines them: strict.
+    # The tools go out as llm_plans.tools.openai_chat() defines them, strict, with the
+    # schemas' type lists spelled as `anyOf` (strict mode takes both).
     assert [t["function"] for t in http.requests[0]["tools"]] == [
-        t["function"] for t in tools.openai_chat()
+        {**f, "parameters": without_type_lists(f["parameters"])}
+        for f in (t["function"] for t in tools.openai_chat())
     ]
+    assert all(t["function"]["strict"] for t in http.requests[0]["tools"])
     # Chat Completions has no error field: pydantic-ai sends failures as {"error": text}.
     reply = http.requests[1]["messages"][-1]
     expected = (await session.call("update_plan", bad)).content

@@ -14,11 +14,12 @@ Install with `pip install "llm-plans[pydantic-ai]"`.
   `update_plan`, `remove_plan`), or, for a session that does not take ours, the tools of the
   one dialect it takes; `PlanToolset(session, dialect="claude_todos")` gives `TodoWrite`. The
   session must take that dialect (`PlanSession(dialects=...)`), else `ConfigurationError`.
-- Schemas are llm_plans' strict-valid ones (every field required, nulls allowed). `strict`
-  is left to pydantic-ai (`None`): OpenAI models then send the tools strict, and Anthropic
-  models non-strict, because the Anthropic SDK's strict-schema transform rejects nullable
-  type lists. On APIs without an error field for tool results (OpenAI), pydantic-ai sends a
-  failed call's text as `{"error": text}`.
+- Schemas are llm_plans' strict-valid ones (every field required, nulls allowed), each type
+  list (`["string", "null"]`) spelled as an `anyOf` of one-type branches: the same arguments
+  valid, and pydantic-ai's `TestModel` can make them up offline. `strict` is left to
+  pydantic-ai (`None`): OpenAI models then send the tools strict, and Anthropic models
+  non-strict (pydantic-ai's default for them). On APIs without an error field for tool
+  results (OpenAI), pydantic-ai sends a failed call's text as `{"error": text}`.
 - Live previews: add `capabilities=[toolset.previews()]` to the `Agent` (or pass
   `event_stream_handler=toolset.event_stream_handler` to `agent.run`, or call
   `await toolset.on_event(event)` from your own handler). The run then streams, steps reach the
@@ -27,7 +28,8 @@ Install with `pip install "llm-plans[pydantic-ai]"`.
   so concurrent runs sharing one toolset never mix. A tool run with other arguments than
   were streamed applies those, taking back the streamed previews; a call streamed by a run
   that never ran its tool (the run ended, failed or was cancelled first) is aborted, rolled
-  back on the client, when that run ends.
+  back on the client, when that run ends. A run whose model cannot stream (a `FunctionModel`
+  without a `stream_function`) is not made to: it runs unstreamed, without previews.
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ try:
     from pydantic_ai.capabilities import AbstractCapability
     from pydantic_ai.exceptions import ToolFailed
     from pydantic_ai.messages import PartDeltaEvent, PartStartEvent, ToolCallPart, ToolCallPartDelta
+    from pydantic_ai.models import Model
+    from pydantic_ai.models.function import FunctionModel
+    from pydantic_ai.models.wrapper import WrapperModel
     from pydantic_ai.toolsets import AbstractToolset, ToolsetTool, WrapperToolset
 except ImportError as missing:  # the framework is an optional extra
     raise ImportError(
@@ -49,6 +54,7 @@ except ImportError as missing:  # the framework is an optional extra
 
 from .. import tools
 from .._session import PlanSession
+from ._any_of import without_type_lists
 from ._calls import Calls, Run
 from ._dialect import dialect_for
 
@@ -156,8 +162,8 @@ class PlanToolset(AbstractToolset[Any]):
                 tool_def=ToolDefinition(
                     name=name,
                     description=tools.description(name, dialect=self.dialect),
-                    parameters_json_schema=tools.schema(
-                        name, all_required=True, dialect=self.dialect
+                    parameters_json_schema=without_type_lists(
+                        tools.schema(name, all_required=True, dialect=self.dialect)
                     ),
                     strict=self._strict,
                     sequential=True,
@@ -279,6 +285,12 @@ class _Previews(AbstractCapability[Any]):
 
     toolset: PlanToolset
 
+    async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
+        # Observing the event stream makes pydantic-ai stream the run; a model that cannot
+        # (a `FunctionModel` without a stream function) then fails. Its run goes unstreamed
+        # and without previews instead: the tool runs still apply every call.
+        return self if _streams(ctx.model) else _NoPreviews()
+
     async def wrap_run_event_stream(
         self, ctx: RunContext[Any], *, stream: AsyncIterable[Any]
     ) -> AsyncIterable[Any]:
@@ -286,3 +298,16 @@ class _Previews(AbstractCapability[Any]):
         async for event in stream:
             await self.toolset.on_event(event, ctx)
             yield event
+
+
+class _NoPreviews(AbstractCapability[Any]):
+    """`_Previews` for a run whose model cannot stream: no hook, so the run does not stream."""
+
+
+def _streams(model: Any) -> bool:
+    """Whether a pydantic-ai model can answer a streamed request."""
+    while isinstance(model, WrapperModel):  # instrumentation and the like stream as they wrap
+        model = model.wrapped
+    if isinstance(model, FunctionModel):
+        return model.stream_function is not None
+    return type(model).request_stream is not Model.request_stream

@@ -252,7 +252,11 @@ async def replay_body(api: str, body: dict[str, Any], session: PlanSession) -> l
     return [r for r in [await session.handle(c) for c in calls] if r is not None]
 
 
-@pytest.mark.skipif(not FILES, reason=f"no recorded traffic at {ROOT}")
+@pytest.mark.skipif(
+    not FILES,
+    reason="the recorded model API traffic is kept outside this repository and CI provides it; "
+    "set LLM_PLANS_RECORDED_DIR to a folder of it to replay it here",
+)
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT / "providers")))
 async def test_recorded_traffic(path: Path) -> None:
     api, body = load(path)

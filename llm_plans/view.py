@@ -259,10 +259,11 @@ def entry_line(entry: Mapping[str, Any], *, new: bool = False) -> Text:
     """
     status = str(entry.get("status", "pending"))
     priority = str(entry.get("priority", "medium"))
-    line = Text(f"{_ICONS.get(status, '?')} ")
-    style = {"completed": "dim strike", "in_progress": "bold yellow", "cancelled": "dim"}.get(
-        status, ""
-    )
+    line = Text()
+    line.append(f"{_ICONS.get(status, '?')} ", style="green" if status == "completed" else "")
+    # A done step is dimmed under a green tick, not struck through: strike is how the board
+    # marks what was removed, and a finished step was not.
+    style = {"completed": "dim", "in_progress": "bold yellow", "cancelled": "dim"}.get(status, "")
     line.append(str(entry.get("content", "")), style=style)
     if priority != "medium":
         line.append(f"  [{priority}]", style="red" if priority == "high" else "dim")

@@ -165,6 +165,47 @@ def test_added_and_dropped_steps_are_marked_until_the_mark_expires() -> None:
     assert "Write" not in text
 
 
+def struck(board: PlanBoard) -> dict[str, bool]:
+    """Each word on the board, and whether it is drawn struck through."""
+    words: dict[str, bool] = {}
+    for segment in Console(width=60, force_terminal=True).render(board.render()):
+        for word in segment.text.split():
+            words[word] = words.get(word, False) or bool(segment.style and segment.style.strike)
+    return words
+
+
+def test_only_what_was_removed_is_struck_through_not_what_was_done() -> None:
+    # Strike is the board's mark for a removed plan or step; a completed step reads as done.
+    clock = Clock()
+    board = PlanBoard(clock)
+    steps = [{"content": t, "status": s} for t, s in [("Read", "completed"), ("Drop", "pending")]]
+    board.apply(
+        {
+            "sessionUpdate": "plan_update",
+            "plan": {"planId": "work", "type": "items", "entries": steps},
+        }
+    )
+    board.apply(items("notes", "Idea"))
+    clock.now += MARK_SECONDS
+    board.apply(
+        {
+            "sessionUpdate": "plan_update",
+            "plan": {"planId": "work", "type": "items", "entries": steps[:1]},
+        }
+    )
+    board.apply({"sessionUpdate": "plan_removed", "planId": "notes"})
+    words = struck(board)
+    assert words["Read"] is False
+    assert words["✔"] is False
+    assert words["Drop"] is True  # a dropped step
+    assert words["Idea"] is True  # in a removed plan
+    line = entry_line({"content": "Read", "status": "completed"})
+    assert [(line.plain[span.start : span.end], str(span.style)) for span in line.spans] == [
+        ("✔ ", "green"),
+        ("Read", "dim"),
+    ]
+
+
 def test_a_legacy_list_marks_the_entries_a_removed_plan_took_with_it() -> None:
     board = PlanBoard(Clock())
     board.apply({"sessionUpdate": "plan", "entries": ENTRIES})

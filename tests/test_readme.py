@@ -33,6 +33,8 @@ def test_readme_block_runs(index: int, tmp_path: Path, capsys: pytest.CaptureFix
         assert '"sessionUpdate": "plan_update"' in out
         assert "True\n" in out
         assert "['plan-1']" in out
+        assert 'Updated plan "plan-1" (2 steps): step 1 completed' in out  # what changed
+        assert 'In progress: step 2 "Fix the parser".\nRemaining: 1 of 2.' in out
     if "tools.openai_chat()" in BLOCKS[index]:
         assert "3 tools" in out
 

@@ -116,13 +116,21 @@ def creates_then_answers(messages: list[ModelMessage], info: AgentInfo) -> Model
 
 
 @pytest.mark.parametrize("previews", [True, False])
-async def test_function_model_without_a_stream_function_creates_the_plan(previews: bool) -> None:
+@pytest.mark.parametrize("overridden", [False, True])
+async def test_function_model_without_a_stream_function_creates_the_plan(
+    previews: bool, overridden: bool
+) -> None:
     send = RecordingSend()
     session = new_session(send)
     plans = PlanToolset(session)
     caps = [plans.previews()] if previews else []
-    agent = Agent(FunctionModel(creates_then_answers), toolsets=[plans], capabilities=caps)
-    result = await agent.run("Plan the fix.")
+    model = FunctionModel(creates_then_answers)
+    if overridden:  # pydantic-ai's way to test an agent: the run's model is the one judged
+        agent = Agent(TestModel(), toolsets=[plans], capabilities=caps)
+        with agent.override(model=model):
+            result = await agent.run("Plan the fix.")
+    else:
+        result = await Agent(model, toolsets=[plans], capabilities=caps).run("Plan the fix.")
     assert result.output == "Planned."
     (plan_result,) = calls_and_results(result.all_messages())[1]
     assert plan_result.outcome == "success"

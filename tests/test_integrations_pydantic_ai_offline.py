@@ -219,9 +219,13 @@ def test_update_samples_are_judged_alike() -> None:
         assert [validator.is_valid(a) for a, _ in samples] == [v for _, v in samples]
 
 
+def _containers(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner)
+
+
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-2, 3) | st.floats(-2, 2) | st.text(max_size=3),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
+    _containers,
     max_leaves=6,
 )
 

@@ -21,6 +21,8 @@ from pydantic_ai.messages import (
     ToolCallPart,
     ToolReturnPart,
 )
+from pydantic_ai.models import Model
+from pydantic_ai.models.fallback import FallbackModel
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 
@@ -117,14 +119,17 @@ def creates_then_answers(messages: list[ModelMessage], info: AgentInfo) -> Model
 
 @pytest.mark.parametrize("previews", [True, False])
 @pytest.mark.parametrize("overridden", [False, True])
+@pytest.mark.parametrize("fallback", [False, True])
 async def test_function_model_without_a_stream_function_creates_the_plan(
-    previews: bool, overridden: bool
+    previews: bool, overridden: bool, fallback: bool
 ) -> None:
     send = RecordingSend()
     session = new_session(send)
     plans = PlanToolset(session)
     caps = [plans.previews()] if previews else []
-    model = FunctionModel(creates_then_answers)
+    model: Model = FunctionModel(creates_then_answers)
+    if fallback:  # a run streams only if every model it may fall back to can
+        model = FallbackModel(model, FunctionModel(creates_then_answers, stream_function=None))
     if overridden:  # pydantic-ai's way to test an agent: the run's model is the one judged
         agent = Agent(TestModel(), toolsets=[plans], capabilities=caps)
         with agent.override(model=model):

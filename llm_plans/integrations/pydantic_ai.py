@@ -44,6 +44,7 @@ try:
     from pydantic_ai.exceptions import ToolFailed
     from pydantic_ai.messages import PartDeltaEvent, PartStartEvent, ToolCallPart, ToolCallPartDelta
     from pydantic_ai.models import Model
+    from pydantic_ai.models.fallback import FallbackModel
     from pydantic_ai.models.function import FunctionModel
     from pydantic_ai.models.wrapper import WrapperModel
     from pydantic_ai.toolsets import AbstractToolset, ToolsetTool, WrapperToolset
@@ -310,4 +311,6 @@ def _streams(model: Any) -> bool:
         model = model.wrapped
     if isinstance(model, FunctionModel):
         return model.stream_function is not None
+    if isinstance(model, FallbackModel):  # a streamed run may fall back to any of them
+        return all(_streams(fallback) for fallback in model.models)
     return type(model).request_stream is not Model.request_stream

@@ -124,7 +124,7 @@ def test_the_wheel_built_and_installed_as_the_page_says(tmp_path: Path) -> None:
 @needs_virtualenvs
 def test_the_repository_url_pinned_by_commit(tmp_path: Path) -> None:
     if shutil.which("git") is None or not (ROOT / ".git").exists():
-        pytest.skip("needs git and a git checkout to clone")
+        pytest.skip("needs git and a git checkout to clone (CI runs from one)")
     clone = tmp_path / "repository"
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True, timeout=300)
     commit = subprocess.run(

@@ -24,7 +24,9 @@ RUN_FRESH_VIRTUALENVS = (
 def build_wheel(dist: Path, *, timeout: float) -> Path:
     """The wheel of this checkout, built into `dist` offline (no build isolation)."""
     if importlib.util.find_spec("hatchling") is None:
-        pytest.skip("building the wheel offline needs hatchling, which the dev extra installs")
+        pytest.skip(
+            "building the wheel offline needs hatchling, which the dev extra installs (as CI does)"
+        )
     subprocess.run(
         [*PIP, "wheel", "--no-deps", "--no-build-isolation", "-w", str(dist), str(ROOT)],
         check=True,

@@ -137,6 +137,11 @@ class ClientCapabilitiesRecorder:
         self._request: tuple[object, object] | None = None  # (direction, id) of initialize
 
     def __call__(self, event: Any) -> None:
+        """Read one message the connection saw: the `initialize` request and its answer.
+
+        Args:
+            event: The ACP SDK's observer event (its `message` and `direction`).
+        """
         message = getattr(event, "message", None)
         if not isinstance(message, dict):
             return

@@ -180,7 +180,16 @@ KEPT_BY_SESSION = (
 
 @dataclass(frozen=True, init=False)
 class ToolResult:
-    """What a plan tool call did, and the text the model reads as its result."""
+    """What a plan tool call did, and the text the model reads as its result.
+
+    Args:
+        ok: False when the call was rejected (then nothing changed and nothing was sent).
+        content: The tool result for the model.
+        tool: The plan tool called, by name.
+        plan_id: The plan the call was about, when it named or created one.
+        failure: What failed locally after the call was decided (`send` or `on_commit`
+            raised); None when all went well.
+    """
 
     ok: bool
     """False when the call was rejected; then nothing was sent and nothing changed."""

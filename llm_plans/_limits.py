@@ -7,7 +7,19 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Limits:
-    """Configurable bounds; a call that exceeds one is rejected with a message saying which."""
+    """Configurable bounds; a call that exceeds one is rejected with a message saying which.
+
+    Args:
+        max_id_length: The longest plan id, in characters (64).
+        max_entries: The most steps an items plan may have (200).
+        max_entry_chars: The longest step a client is shown, in characters (1,000).
+        max_markdown_chars: The longest markdown plan, in characters (100,000).
+        max_arguments_bytes: The largest argument text one call may send, in bytes (512 KiB).
+        max_plans: The most active plans a session may hold (20).
+        max_path_bytes: The longest file-plan path, in UTF-8 bytes once percent-decoded
+            (4,096).
+        max_path_components: The most directory levels a file-plan path may have (256).
+    """
 
     max_id_length: int = 64
     """Ids are shown in UIs and echoed to the model on every call: keep them short."""

@@ -55,6 +55,12 @@ class PlanEntry(_Frozen):
     writes, where null priority means medium and null status pending.
 
     One class for both, so a plan's steps are validated straight from the model's JSON.
+
+    Args:
+        content: What the step does, at least one character after stripping white space.
+        priority: `high`, `medium` or `low`; None means medium.
+        status: `pending`, `in_progress`, `completed` or `cancelled`; None means pending.
+        _meta: ACP's `_meta` (extension data beyond the spec), also given as `meta`; None: none.
     """
 
     model_config = ConfigDict(use_attribute_docstrings=True)
@@ -71,7 +77,14 @@ class PlanEntry(_Frozen):
 
 
 class ItemsPlan(_Frozen):
-    """A plan made of steps with priority and status."""
+    """A plan made of steps with priority and status.
+
+    Args:
+        type: Always `items`.
+        id: The plan's id, unique in its session.
+        entries: The steps, in order.
+        _meta: ACP's `_meta` (extension data beyond the spec), also given as `meta`; None: none.
+    """
 
     type: Literal["items"] = "items"
     """Always `items`, the kind of plan."""
@@ -84,7 +97,14 @@ class ItemsPlan(_Frozen):
 
 
 class MarkdownPlan(_Frozen):
-    """A free-form plan written in Markdown."""
+    """A free-form plan written in Markdown.
+
+    Args:
+        type: Always `markdown`.
+        id: The plan's id, unique in its session.
+        content: The Markdown text.
+        _meta: ACP's `_meta` (extension data beyond the spec), also given as `meta`; None: none.
+    """
 
     type: Literal["markdown"] = "markdown"
     """Always `markdown`, the kind of plan."""
@@ -97,7 +117,14 @@ class MarkdownPlan(_Frozen):
 
 
 class FilePlan(_Frozen):
-    """A plan kept in a file, named by its URI."""
+    """A plan kept in a file, named by its URI.
+
+    Args:
+        type: Always `file`.
+        id: The plan's id, unique in its session.
+        uri: The plan file's absolute `file:` URI.
+        _meta: ACP's `_meta` (extension data beyond the spec), also given as `meta`; None: none.
+    """
 
     type: Literal["file"] = "file"
     """Always `file`, the kind of plan."""
@@ -121,7 +148,14 @@ class _Arguments(BaseModel):
 
 
 class Change(_Arguments):
-    """A change to one existing step of an items plan."""
+    """A change to one existing step of an items plan.
+
+    Args:
+        step: The step's number, from 1, as the last plan tool result listed it.
+        status: The step's new status; None keeps it.
+        priority: The step's new priority; None keeps it.
+        content: The step's new wording; None keeps it.
+    """
 
     step: Annotated[int, Field(ge=1)]
     """1-based number of the step, as listed in the last plan tool result."""
@@ -134,7 +168,16 @@ class Change(_Arguments):
 
 
 class CreatePlanArgs(_Arguments):
-    """Arguments of `create_plan`."""
+    """Arguments of `create_plan`.
+
+    Args:
+        type: `items` (a checklist), `markdown` (free-form notes) or `file` (a plan kept in a
+            file).
+        id: The new plan's id; None has one generated (`plan-1`, `plan-2`, ...).
+        entries: The steps of an items plan, in order; None for the other types.
+        content: The text of a markdown plan; None for the other types.
+        uri: A file plan's `file:` URI or absolute path; None for the other types.
+    """
 
     type: PlanType
     """items: a checklist of steps; markdown: free-form notes; file: a plan kept in a file."""
@@ -149,7 +192,17 @@ class CreatePlanArgs(_Arguments):
 
 
 class UpdatePlanArgs(_Arguments):
-    """Arguments of `update_plan`."""
+    """Arguments of `update_plan`.
+
+    Args:
+        id: The id of the plan to update.
+        type: The plan's new type when it is replaced; None keeps it or infers it from the
+            fields given.
+        entries: Every step of an items plan, replacing the old ones; None: not replaced.
+        content: A markdown plan's new text; None: not replaced.
+        uri: A file plan's new file; None: not replaced.
+        changes: Changes to some steps by number, the others left as they are; None: none.
+    """
 
     id: str
     """The id of the plan to update."""
@@ -166,7 +219,11 @@ class UpdatePlanArgs(_Arguments):
 
 
 class RemovePlanArgs(_Arguments):
-    """Arguments of `remove_plan`."""
+    """Arguments of `remove_plan`.
+
+    Args:
+        id: The id of the plan to remove.
+    """
 
     id: str
     """The id of the plan to remove."""

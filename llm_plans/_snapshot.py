@@ -71,7 +71,14 @@ def _entry_with_meta(entry: Json) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class SkippedPlan:
-    """A plan of a snapshot that `restore(snapshot, partial=True)` left out, and why."""
+    """A plan of a snapshot that `restore(snapshot, partial=True)` left out, and why.
+
+    Args:
+        index: Its position in `snapshot["plans"]`.
+        id: Its id, when it had a readable one.
+        reason: What is wrong with it, as the all-or-nothing `restore` error words it.
+        session_id: The subagent session it belongs to; None for the restored session's own.
+    """
 
     index: int
     """Its position in `snapshot["plans"]`."""

@@ -31,6 +31,8 @@ from rich.text import Text
 
 from ._wire import as_read
 
+__all__ = ["MARK_SECONDS", "PlanBoard", "ShownPlan", "dropped_line", "entry_line", "panel", "plain"]
+
 _ICONS = {"completed": "✔", "in_progress": "▶", "pending": "○", "cancelled": "✘"}
 _DROPPED_ICON = "✗"
 _LEGACY_ID = "plan"
@@ -42,7 +44,22 @@ MARK_SECONDS = 3.0
 
 @dataclass
 class ShownPlan:
-    """One plan as the client holds it, with what its latest update changed."""
+    """One plan as the client holds it, with what its latest update changed.
+
+    Args:
+        id: The plan's id (`plan` for the legacy form's one list).
+        type: `items`, `markdown` or `file`.
+        entries: An items plan's steps as the client reads them.
+        content: A markdown plan's text.
+        uri: A file plan's URI.
+        path: A markdown plan's file, when the agent named it.
+        added: Positions of the entries the latest update added.
+        dropped: Entries the previous version had and this one does not.
+        removed: Whether the agent removed the whole plan.
+        session_id: The session it belongs to, when the notification named one.
+        owner: The subagent it is a plan of (its title, else its session id); empty for the
+            main session's plans.
+    """
 
     id: str
     """The plan's id (`plan` for the legacy form's one list)."""

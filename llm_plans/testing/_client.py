@@ -28,6 +28,11 @@ class RecordingSend:
         """When set, each send raises it instead of recording."""
 
     async def __call__(self, params: dict[str, Any]) -> None:
+        """Record one notification, as a JSON round trip; raise `fail_with` instead if set.
+
+        Args:
+            params: The `session/update` params a session sends.
+        """
         if self.fail_with is not None:
             raise self.fail_with
         # Round-tripping proves the params are plain JSON and decouples them from the caller.

@@ -39,7 +39,14 @@ def sse(events: list[dict[str, Any]], *, named: bool | None = None) -> bytes:
 
 @dataclass(frozen=True)
 class Broken:
-    """A streamed body whose connection drops after `after` events, raising `error`."""
+    """A streamed body whose connection drops after `after` events, raising `error`.
+
+    Args:
+        body: The SSE stream, as the server would send it whole.
+        after: How many events get through before the connection drops.
+        error: What the client's read raises then; None: `httpx2.RemoteProtocolError`, as a
+            server closing mid-stream gives.
+    """
 
     body: bytes
     """The SSE stream, as the server would send it whole."""
@@ -66,6 +73,11 @@ class FakeModelAPI:
         """The JSON body of every request served, in order."""
 
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        """Record the request's JSON body and answer with the next canned body.
+
+        Args:
+            request: The request the SDK's client sent through the mock transport.
+        """
         import httpx2
 
         self.requests.append(json.loads(request.content) if request.content else {})

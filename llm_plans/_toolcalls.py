@@ -128,6 +128,14 @@ class ProviderCall:
     """One tool call as a provider sent it, and how that provider expects its result.
 
     Made by `parse`, rarely by hand.
+
+    Args:
+        call_id: The id as sent (even ""); None for providers whose calls carry none
+            (Ollama).
+        name: The tool name as sent, prefix included (`mcp__plans__create_plan`).
+        arguments: The arguments as sent: JSON text, an already decoded object, or None.
+        shape: Puts a tool result in the provider's native shape, from the call, the
+            result's text and whether it succeeded.
     """
 
     call_id: str | None
@@ -155,7 +163,11 @@ class ProviderCall:
 
 
 def parse_anthropic(call: Any) -> ProviderCall | None:
-    """An Anthropic `tool_use` content block (object or dict); else None."""
+    """An Anthropic `tool_use` content block (object or dict); else None.
+
+    Args:
+        call: A content block of an Anthropic message, as an SDK object or a dict.
+    """
     name = get(call, "name")
     if get(call, "type") != "tool_use" or not isinstance(name, str):
         return None
@@ -163,7 +175,13 @@ def parse_anthropic(call: Any) -> ProviderCall | None:
 
 
 def anthropic_result(call: ProviderCall, content: str, ok: bool) -> dict[str, Any]:
-    """A `tool_result` block answering the call, flagged as an error when rejected."""
+    """A `tool_result` block answering the call, flagged as an error when rejected.
+
+    Args:
+        call: The call being answered (its id goes in `tool_use_id`).
+        content: The result's text (`ToolResult.content`).
+        ok: Whether the call succeeded; False sets `is_error`.
+    """
     return {
         "type": "tool_result",
         "tool_use_id": call.call_id,
@@ -177,7 +195,11 @@ def anthropic_result(call: ProviderCall, content: str, ok: bool) -> dict[str, An
 
 def parse_openai_chat(call: Any) -> ProviderCall | None:
     """An OpenAI chat tool call (object or dict), with `"type": "function"` or without it
-    (Mistral); None for anything else. Calls without an id are Ollama's (`parse_ollama`)."""
+    (Mistral); None for anything else. Calls without an id are Ollama's (`parse_ollama`).
+
+    Args:
+        call: One of a chat message's `tool_calls`, as an SDK object or a dict.
+    """
     function = get(call, "function")
     call_id = get(call, "id")
     if get(call, "type") not in (None, "function") or function is None or call_id is None:
@@ -189,7 +211,13 @@ def parse_openai_chat(call: Any) -> ProviderCall | None:
 
 
 def openai_chat_result(call: ProviderCall, content: str, ok: bool) -> dict[str, Any]:
-    """A `tool` message answering the call (chat has no error flag: the text says so)."""
+    """A `tool` message answering the call (chat has no error flag: the text says so).
+
+    Args:
+        call: The call being answered (its id goes in `tool_call_id`).
+        content: The result's text (`ToolResult.content`).
+        ok: Whether the call succeeded (unused: chat has no error flag).
+    """
     return {"role": "tool", "tool_call_id": call.call_id, "content": content}
 
 
@@ -197,7 +225,11 @@ def openai_chat_result(call: ProviderCall, content: str, ok: bool) -> dict[str, 
 
 
 def parse_openai_responses(call: Any) -> ProviderCall | None:
-    """An OpenAI Responses `function_call` output item (object or dict); else None."""
+    """An OpenAI Responses `function_call` output item (object or dict); else None.
+
+    Args:
+        call: An output item of a Responses response, as an SDK object or a dict.
+    """
     if get(call, "type") != "function_call":
         return None
     name = get(call, "name")
@@ -209,7 +241,13 @@ def parse_openai_responses(call: Any) -> ProviderCall | None:
 
 
 def openai_responses_result(call: ProviderCall, content: str, ok: bool) -> dict[str, Any]:
-    """A `function_call_output` input item answering the call."""
+    """A `function_call_output` input item answering the call.
+
+    Args:
+        call: The call being answered (its id goes in `call_id`).
+        content: The result's text (`ToolResult.content`).
+        ok: Whether the call succeeded (unused: the item has no error flag).
+    """
     return {"type": "function_call_output", "call_id": call.call_id, "output": content}
 
 
@@ -218,7 +256,11 @@ def openai_responses_result(call: ProviderCall, content: str, ok: bool) -> dict[
 
 def parse_ollama(call: Any) -> ProviderCall | None:
     """An Ollama native tool call, `{"function": {"name": ..., "arguments": {...}}}` with no
-    id (object or dict); else None."""
+    id (object or dict); else None.
+
+    Args:
+        call: One of an Ollama chat message's `tool_calls`, as an SDK object or a dict.
+    """
     function = get(call, "function")
     name = get(function, "name")
     if get(call, "type") not in (None, "function") or get(call, "id") is not None:
@@ -229,7 +271,13 @@ def parse_ollama(call: Any) -> ProviderCall | None:
 
 
 def ollama_result(call: ProviderCall, content: str, ok: bool) -> dict[str, Any]:
-    """A `tool` message naming the tool it answers, as Ollama matches results by name."""
+    """A `tool` message naming the tool it answers, as Ollama matches results by name.
+
+    Args:
+        call: The call being answered (its name goes in `tool_name`).
+        content: The result's text (`ToolResult.content`).
+        ok: Whether the call succeeded (unused: the message has no error flag).
+    """
     return {"role": "tool", "tool_name": call.name, "content": content}
 
 

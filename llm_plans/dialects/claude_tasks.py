@@ -50,6 +50,8 @@ from .._feedback import Problem, TaskRow
 from .._repair import Undecodable, decode_bytes, finite, repair_entry
 from ._base import Call, Dialect, DialectTool, Read, entry
 
+__all__ = ["TaskCreateArgs", "TaskGetArgs", "TaskListArgs", "TaskUpdateArgs"]
+
 _FORBID = ConfigDict(extra="forbid")
 _Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 # A task number as models send it: "3", 3 or "#3" (as results show it) all name task 3.
@@ -71,7 +73,17 @@ _LINKS = {"addBlocks": ("blocks", "blockedBy"), "addBlockedBy": ("blockedBy", "b
 
 
 class TaskCreateArgs(BaseModel):
-    """Arguments of `TaskCreate`."""
+    """Arguments of `TaskCreate`.
+
+    Args:
+        subject: The task's short imperative title ("Run the tests"): the plan entry's text.
+        description: What the task involves and what done means; kept under
+            `_meta["llm_plans"]`.
+        activeForm: The present-continuous wording shown while the task runs ("Running the
+            tests"); kept under `_meta["llm_plans"]`.
+        metadata: Free-form data to keep with the task (accepted, not shown in the
+            definition); kept under `_meta["llm_plans"]`.
+    """
 
     model_config = _FORBID
 
@@ -82,7 +94,20 @@ class TaskCreateArgs(BaseModel):
 
 
 class TaskUpdateArgs(BaseModel):
-    """Arguments of `TaskUpdate`."""
+    """Arguments of `TaskUpdate`: only the fields sent change.
+
+    Args:
+        taskId: The number of the task to change, as issued ("3").
+        subject: A new title for the task.
+        description: A new description (what the task involves and what done means).
+        activeForm: New present-continuous wording shown while the task runs.
+        status: The task's new status; `deleted` removes it from the list.
+        addBlocks: Numbers of tasks that cannot start until this one finishes.
+        addBlockedBy: Numbers of tasks that must finish before this one.
+        owner: Who works on the task.
+        metadata: Free-form data merged into what the task keeps (accepted, not shown in the
+            definition).
+    """
 
     model_config = _FORBID
 
@@ -104,7 +129,11 @@ class TaskListArgs(BaseModel):
 
 
 class TaskGetArgs(BaseModel):
-    """Arguments of `TaskGet`."""
+    """Arguments of `TaskGet`.
+
+    Args:
+        taskId: The number of the task to read in full, as issued ("3").
+    """
 
     model_config = _FORBID
 

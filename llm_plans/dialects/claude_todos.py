@@ -19,12 +19,21 @@ from .._models import Priority
 from .._repair import repair_list
 from ._base import Call, Dialect, DialectTool, carried, entry, renamer
 
+__all__ = ["Todo", "TodoWriteArgs"]
+
 _Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 _FORBID = ConfigDict(extra="forbid")
 
 
 class Todo(BaseModel):
-    """One todo, as Claude Code's models write it."""
+    """One todo, as Claude Code's models write it.
+
+    Args:
+        content: The todo's text, in the imperative ("Run the tests").
+        status: Where the todo stands: `pending`, `in_progress` or `completed`.
+        activeForm: The present-continuous wording shown while the todo runs ("Running the
+            tests"); kept under `_meta["llm_plans"]`.
+    """
 
     model_config = _FORBID
 
@@ -34,7 +43,11 @@ class Todo(BaseModel):
 
 
 class TodoWriteArgs(BaseModel):
-    """Arguments of `TodoWrite`."""
+    """Arguments of `TodoWrite`.
+
+    Args:
+        todos: The whole todo list, in order: it replaces the session's list.
+    """
 
     model_config = _FORBID
 

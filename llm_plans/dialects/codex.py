@@ -29,12 +29,19 @@ from .._models import Status
 from .._repair import repair_list
 from ._base import Call, Dialect, DialectTool, carried, entry, renamer
 
+__all__ = ["PlanItem", "UpdatePlanArgs"]
+
 _Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 _FORBID = ConfigDict(extra="forbid")
 
 
 class PlanItem(BaseModel):
-    """One step, as Codex's models write it."""
+    """One step, as Codex's models write it.
+
+    Args:
+        step: The step's text: the plan entry's `content`.
+        status: Where the step stands (`pending`, `in_progress`, `completed`, `cancelled`).
+    """
 
     model_config = _FORBID
 
@@ -43,7 +50,12 @@ class PlanItem(BaseModel):
 
 
 class UpdatePlanArgs(BaseModel):
-    """Arguments of Codex's `update_plan`."""
+    """Arguments of Codex's `update_plan`.
+
+    Args:
+        explanation: Why the plan changed, when it did (optional).
+        plan: The whole plan, in order: it replaces the session's list.
+    """
 
     model_config = _FORBID
 

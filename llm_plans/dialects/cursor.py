@@ -31,6 +31,8 @@ from .._models import Status
 from .._repair import repair_list
 from ._base import Call, Dialect, DialectTool, carried, entry, renamer
 
+__all__ = ["CursorTodo", "TodoWriteArgs"]
+
 _Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 _FORBID = ConfigDict(extra="forbid")
 # Models sometimes number their todos (`"id": 3`): the id is the number's decimal text. A
@@ -39,7 +41,15 @@ _Id = Annotated[_Text, BeforeValidator(lambda value: str(value) if type(value) i
 
 
 class CursorTodo(BaseModel):
-    """One todo, as Cursor's models write it."""
+    """One todo, as Cursor's models write it.
+
+    Args:
+        id: The model's own id for the todo; a merge matches todos by it. Kept under
+            `_meta["llm_plans"]["id"]`.
+        content: The todo's text; null (or left out) keeps an existing todo's text, and a
+            todo with a new id needs one.
+        status: Where the todo stands (`pending`, `in_progress`, `completed`, `cancelled`).
+    """
 
     model_config = _FORBID
 
@@ -49,7 +59,13 @@ class CursorTodo(BaseModel):
 
 
 class TodoWriteArgs(BaseModel):
-    """Arguments of Cursor's `todo_write`."""
+    """Arguments of Cursor's `todo_write`.
+
+    Args:
+        merge: False replaces the list with the todos sent; true updates the todos with
+            those ids in place and adds todos with new ids at the end.
+        todos: The todos sent.
+    """
 
     model_config = _FORBID
 

@@ -25,13 +25,20 @@ from .._models import Status
 from .._repair import repair_list
 from ._base import Call, Dialect, DialectTool, carried, entry, renamer
 
+__all__ = ["Todo", "WriteTodosArgs"]
+
 _Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 _FORBID = ConfigDict(extra="forbid")
 BLOCKED = "blocked"
 
 
 class Todo(BaseModel):
-    """One todo, as LangChain's models write it (with `cancelled` added)."""
+    """One todo, as LangChain's models write it (with `cancelled` added).
+
+    Args:
+        content: The todo's text.
+        status: Where the todo stands (`pending`, `in_progress`, `completed`, `cancelled`).
+    """
 
     model_config = _FORBID
 
@@ -40,7 +47,11 @@ class Todo(BaseModel):
 
 
 class WriteTodosArgs(BaseModel):
-    """Arguments of `write_todos`."""
+    """Arguments of `write_todos`.
+
+    Args:
+        todos: The whole todo list, in order: it replaces the session's list.
+    """
 
     model_config = _FORBID
 

@@ -59,7 +59,32 @@ _FRAMEWORK = "langchain"
 
 class PlanTool(BaseTool):
     """One plan tool on a `PlanSession`; see `plan_tools`, which makes them. Takes
-    `BaseTool`'s fields, and those below."""
+    `BaseTool`'s fields, and those below.
+
+    Args:
+        name: The tool's name as the model calls it (`create_plan`, or a dialect's, such as
+            `update_plan` or `TaskCreate`); `plan_tools` sets it.
+        description: What the model is told the tool does; `plan_tools` sets the dialect's
+            description (`tools.description`).
+        args_schema: The JSON schema of the tool's arguments; `plan_tools` sets the dialect's
+            strict-valid schema (`tools.schema(..., all_required=True)`).
+        return_direct: LangChain's: True ends the agent's loop with the tool's result. Left
+            False, so the model reads the result.
+        verbose: LangChain's: whether to log the tool's progress. Left at its default.
+        callbacks: LangChain's: callbacks for this tool's runs. Left at its default; pass
+            `PlanPreviews` in the run's config instead.
+        tags: LangChain's: tags given to the tool's runs' callbacks. Left at its default.
+        metadata: LangChain's: metadata given to the tool's runs' callbacks. Left at its
+            default.
+        handle_tool_error: How a `ToolException` is handled. True here: a rejected call is
+            the model's `ToolMessage` with status `"error"`, the rejection its text.
+        handle_validation_error: LangChain's: how an input that fails `args_schema` is
+            handled. Unused: the arguments reach the session unvalidated, which judges them.
+        response_format: LangChain's: whether the tool returns content or content and an
+            artifact. Left `"content"`: the result is the session's text.
+        extras: LangChain's: provider-specific tool options. Left at its default.
+        session: The session the tool's calls run on.
+    """
 
     session: PlanSession
     """The session the tool's calls run on."""
@@ -154,6 +179,14 @@ class PlanPreviews(AsyncCallbackHandler):
         parent_run_id: UUID | None = None,
         **kwargs: Any,
     ) -> None:
+        """Record a chain run and its parent, to find the outermost run its plan calls stream under.
+
+        Args:
+            serialized: The chain, as LangChain serialized it (unused).
+            inputs: The chain's inputs (unused).
+            run_id: The id of the chain run.
+            parent_run_id: The id of the run it runs in; None for an outermost run.
+        """
         self._parents[run_id] = parent_run_id
 
     async def on_chat_model_start(
@@ -165,6 +198,14 @@ class PlanPreviews(AsyncCallbackHandler):
         parent_run_id: UUID | None = None,
         **kwargs: Any,
     ) -> None:
+        """Record a chat model run and its parent, to group its streamed plan calls with its run.
+
+        Args:
+            serialized: The chat model, as LangChain serialized it (unused).
+            messages: The model's input messages (unused).
+            run_id: The id of the model run.
+            parent_run_id: The id of the run it runs in; None when it runs alone.
+        """
         self._parents[run_id] = parent_run_id
 
     async def on_llm_start(
@@ -176,6 +217,14 @@ class PlanPreviews(AsyncCallbackHandler):
         parent_run_id: UUID | None = None,
         **kwargs: Any,
     ) -> None:
+        """Record a (non-chat) model run and its parent, as `on_chat_model_start` does.
+
+        Args:
+            serialized: The model, as LangChain serialized it (unused).
+            prompts: The model's prompts (unused).
+            run_id: The id of the model run.
+            parent_run_id: The id of the run it runs in; None when it runs alone.
+        """
         self._parents[run_id] = parent_run_id
 
     async def on_tool_start(
@@ -187,20 +236,52 @@ class PlanPreviews(AsyncCallbackHandler):
         parent_run_id: UUID | None = None,
         **kwargs: Any,
     ) -> None:
+        """Tell a plan tool about to run which graph run's streamed calls are its own.
+
+        Args:
+            serialized: The tool, as LangChain serialized it (unused).
+            input_str: The tool's input as text (unused).
+            run_id: The id of the tool run (`PlanTool` looks its streams up by it).
+            parent_run_id: The id of the run the tool runs in.
+        """
         # The tool finds the streams of its own graph run by this (PlanTool._arun).
         if parent_run_id is not None and parent_run_id in self._parents:
             self._calls.runs_of[run_id] = self._run(parent_run_id)
 
     async def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Forget the tool run's link to its graph run's streams.
+
+        Args:
+            output: The tool's result (unused).
+            run_id: The id of the tool run.
+        """
         self._calls.runs_of.pop(run_id, None)
 
     async def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """Forget the tool run's link to its graph run's streams.
+
+        Args:
+            error: What the tool raised (unused).
+            run_id: The id of the tool run.
+        """
         self._calls.runs_of.pop(run_id, None)
 
     async def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """When an outermost run ends, take back the previews of its calls that no tool ran.
+
+        Args:
+            outputs: The chain's outputs (unused).
+            run_id: The id of the chain run.
+        """
         await self._ended(run_id)
 
     async def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """When an outermost run fails, take back the previews of its calls that no tool ran.
+
+        Args:
+            error: What the chain raised (unused).
+            run_id: The id of the chain run.
+        """
         await self._ended(run_id)
 
     async def _ended(self, run_id: UUID) -> None:
@@ -217,6 +298,13 @@ class PlanPreviews(AsyncCallbackHandler):
         run_id: UUID,
         **kwargs: Any,
     ) -> None:
+        """Feed the plan tool call pieces of a streamed chunk to their previews.
+
+        Args:
+            token: The new token text (unused: the tool call pieces are read from `chunk`).
+            chunk: The streamed chunk; a chat chunk's `tool_call_chunks` are fed.
+            run_id: The id of the model run.
+        """
         if not isinstance(chunk, ChatGenerationChunk):
             return
         message = chunk.message
@@ -233,6 +321,13 @@ class PlanPreviews(AsyncCallbackHandler):
             await run.feed(key, piece.get("args") or "")
 
     async def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
+        """Take back the previews of calls the model left malformed, which no tool will run.
+
+        Args:
+            response: The model's result; a streamed call missing from its messages' `tool_calls`
+                is malformed.
+            run_id: The id of the model run.
+        """
         calls = self._models.pop(run_id, {})
         valid: set[str] = set()
         for generations in response.generations:
@@ -247,6 +342,12 @@ class PlanPreviews(AsyncCallbackHandler):
         self._leave(run_id)
 
     async def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """Take back the previews of the failed model run's streamed calls.
+
+        Args:
+            error: What the model raised (unused).
+            run_id: The id of the model run.
+        """
         run = self._run(run_id)
         for index in self._models.pop(run_id, {}):
             await run.drop((run_id, index))

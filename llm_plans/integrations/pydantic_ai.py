@@ -126,6 +126,11 @@ class PlanToolset(AbstractToolset[Any]):
         return self._id
 
     async def for_run(self, ctx: RunContext[Any]) -> AbstractToolset[Any]:
+        """The toolset one agent run uses: this one, tied to the run's streamed previews.
+
+        Args:
+            ctx: The run's context, as pydantic-ai passes it; its `run_id` names the run.
+        """
         # The run's own toolset: entered for the run alone, and left when it ends however it
         # ends, which is when its streamed calls that never ran are taken back.
         if not self._runs.keys() - {None}:
@@ -157,6 +162,12 @@ class PlanToolset(AbstractToolset[Any]):
             await unowned.run.end()
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
+        """The dialect's plan tools, by name, with llm_plans' descriptions and schemas.
+
+        Args:
+            ctx: The run's context, as pydantic-ai passes it (unused: the tools are the same
+                for every run).
+        """
         return {
             name: ToolsetTool(
                 toolset=self,
@@ -178,6 +189,17 @@ class PlanToolset(AbstractToolset[Any]):
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
     ) -> str:
+        """Run one plan call on the session; a rejected call raises `ToolFailed` with the
+        rejection as its text.
+
+        Args:
+            name: The tool's name, as the model called it.
+            tool_args: The model's arguments, as the toolset's pass-through validator kept
+                them (the session decodes, repairs and judges them).
+            ctx: The run's context; its `tool_call_id` and `run_id` name the call and its
+                run's streamed previews.
+            tool: The tool as `get_tools` gave it (unused).
+        """
         runs = (self._runs.get(ctx.run_id), self._runs.get(None))
         result = await self._calls.apply(
             ctx.tool_call_id, name, tool_args[_RAW], runs=[r.run for r in runs if r is not None]

@@ -26,7 +26,19 @@ Json = dict[str, Any]
 
 class WireForm(str, enum.Enum):
     """How plans reach a client, chosen from the protocol version it negotiated in
-    `initialize` and the capabilities it advertised there."""
+    `initialize` and the capabilities it advertised there.
+
+    `WireForm("v2")` looks a form up by its value, as `PlanSession(form="v2")` does.
+
+    Args:
+        value: A form's value: `"legacy"`, `"documents"`, `"schema"` or `"v2"`.
+        names: Python's functional Enum API (making a new enum); not for WireForm.
+        module: As `names`.
+        qualname: As `names`.
+        type: As `names`.
+        start: As `names`.
+        boundary: As `names`.
+    """
 
     DOCUMENTS = "documents"
     """The spec documents' draft, for a client that advertised `planCapabilities`:

@@ -281,7 +281,11 @@ class Flight:
             else:
                 rest += weight
         budget = self.budget
-        passed = not self.sent or (budget > 1 and self.sent + rest <= (budget - 1) * own)
+        # What the finished call sends may be less than this preview by `slack`: a legacy
+        # list's label of a plan under a generated id, which an id the model sends late
+        # replaces (with one character, at the least).
+        slack = self._label_slack(updates, shown) if shown == self.own_id else 0
+        passed = (not self.sent and not slack) or (self.sent + rest + own <= budget * (own - slack))
         # The rate the preview's weight grows with the text, since the last one sent.
         grown = self.size - self.sent_size
         rate = (own - self.sent_weight) / grown if grown > 0 else 0.0
@@ -295,7 +299,7 @@ class Flight:
         # No preview is worked out again before it would pass, as far as that rate goes on,
         # nor (whatever the rate) after the text has doubled: a call's steps may grow
         # otherwise than the ones before (statuses first, then new texts).
-        missing = self.sent / (budget - 1) - own if budget > 1 else math.inf
+        missing = self.sent / (budget - 1) + slack - own if budget > 1 else math.inf
         if missing <= 0:
             self.retry_at = 0
         elif missing == math.inf:  # with a budget of 1, nothing after the first goes out
@@ -303,6 +307,22 @@ class Flight:
         else:
             self.retry_at = self.size + (min(missing / rate, self.size) if rate > 0 else self.size)
         return passed
+
+    @staticmethod
+    def _label_slack(updates: list[Json], plan_id: str | None) -> int:
+        """Bytes the legacy list's `[plan_id] ` labels in `updates` would lose were the id one
+        character long (a generated id is ASCII, so a character is a byte)."""
+        if plan_id is None or len(plan_id) == 1:
+            return 0
+        tags = (f"[{plan_id}] ", f"Cancelled: [{plan_id}] ")
+        labelled = sum(
+            1
+            for update in updates
+            if update.get("sessionUpdate") == "plan"
+            for entry in update.get("entries", ())
+            if entry.get("content", "").startswith(tags)
+        )
+        return labelled * (len(plan_id) - 1)
 
     def cancel_timer(self) -> None:
         if self.timer is not None:

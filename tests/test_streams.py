@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from client_view import ClientView, check_compliant, expected
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from strategies import PRIORITIES, STATUSES, step_text
 
@@ -318,6 +318,18 @@ def _plan_call(kind: str, texts: list[str], statuses: list[str]) -> tuple[str, d
     ascii_only=st.booleans(),
     size=st.integers(1, 16),
     budget=st.sampled_from([1, 1.5, 2, 4, 8, 16]),
+)
+# A legacy label under the generated id, which an id sent late replaces with a shorter one.
+@example(
+    kind="late id",
+    steps=[("Read the parser", "pending")],
+    form=WireForm.LEGACY,
+    other=1,
+    session_id="s",
+    indent=None,
+    ascii_only=False,
+    size=1,
+    budget=1,
 )
 async def test_previews_stay_within_the_budget_times_the_final_notification(
     kind: str,

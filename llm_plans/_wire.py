@@ -41,7 +41,7 @@ class WireForm(str, enum.Enum):
     """
 
     DOCUMENTS = "documents"
-    """The spec documents' draft, for a client that advertised `planCapabilities`:
+    """The spec documents' draft, for a client that advertised `planCapabilities` (not `plan`):
     `plan_update` / `plan_removed` keyed by `id`, and file plans as `file` with `uri`."""
     SCHEMA = "schema"
     """ACP v1's stable plan operations (since 2026-11-20), for a client that advertised
@@ -129,10 +129,11 @@ def form_for(capabilities: Any, protocol_version: int | None = None) -> WireForm
         if protocol_version >= 2:
             return WireForm.V2
     caps = _as_dict(capabilities)
-    if isinstance(caps.get("planCapabilities"), Mapping):
-        return WireForm.DOCUMENTS
+    # The stable capability first: a client that advertised both takes the stable form.
     if isinstance(caps.get("plan"), Mapping):
         return WireForm.SCHEMA
+    if isinstance(caps.get("planCapabilities"), Mapping):
+        return WireForm.DOCUMENTS
     return WireForm.LEGACY
 
 

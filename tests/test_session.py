@@ -29,7 +29,7 @@ def plan_of(update: dict[str, Any]) -> dict[str, Any]:
     ("caps", "form"),
     [
         ({"planCapabilities": {}}, WireForm.DOCUMENTS),
-        ({"planCapabilities": {}, "plan": {}}, WireForm.DOCUMENTS),
+        ({"planCapabilities": {}, "plan": {}}, WireForm.SCHEMA),  # the stable one wins
         ({"plan": {}}, WireForm.SCHEMA),
         (ClientCapabilities(plan=PlanCapabilities()), WireForm.SCHEMA),
         (ClientCapabilities(), WireForm.LEGACY),

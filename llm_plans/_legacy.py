@@ -127,10 +127,20 @@ def label_of(plan: Stored) -> str:
     return label if len(label) <= MAX_LABEL_CHARS else label[: MAX_LABEL_CHARS - 3] + "..."
 
 
+def _tag(label: str) -> str:
+    return f"[{label}] "
+
+
+def carries_label(content: str, label: str) -> bool:
+    """Whether a step's text starts as `labeled` makes it start for `label`."""
+    tag = _tag(label)
+    return content.startswith(tag) or content.startswith(CANCELLED_PREFIX + tag)
+
+
 def labeled(steps: Iterable[Json], label: str, max_chars: int) -> tuple[Json, ...]:
     """`steps` with `[label] ` before each text (after `Cancelled: ` in a step that reads as
     cancelled), each text cut to `max_chars` with `...`."""
-    tag = f"[{label}] "
+    tag = _tag(label)
     out = []
     for step in steps:
         content = step["content"]

@@ -16,6 +16,7 @@ from typing import Any
 
 from ._book import Json, Stored
 from ._errors import StreamError
+from ._legacy import carries_label
 from ._models import ToolName
 from ._prefix import FinalPrefix
 from ._preview import Built
@@ -314,13 +315,12 @@ class Flight:
         character long (a generated id is ASCII, so a character is a byte)."""
         if plan_id is None or len(plan_id) == 1:
             return 0
-        tags = (f"[{plan_id}] ", f"Cancelled: [{plan_id}] ")
         labelled = sum(
             1
             for update in updates
             if update.get("sessionUpdate") == "plan"
             for entry in update.get("entries", ())
-            if entry.get("content", "").startswith(tags)
+            if carries_label(entry.get("content", ""), plan_id)
         )
         return labelled * (len(plan_id) - 1)
 

@@ -14,13 +14,19 @@ import json
 import re
 import subprocess
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 
 import extras_check
 import pytest
 from spec_shapes import check
-from wheel_build import ROOT, RUN_FRESH_VIRTUALENVS, build_wheel, clean_env, fresh_virtualenv
+from wheel_build import (
+    ROOT,
+    RUN_FRESH_VIRTUALENVS,
+    build_wheel,
+    clean_env,
+    installed_in_background,
+)
 
 DOCS = ROOT / "docs"
 # The pages whose blocks make an agent; found by their `agent.py`, so a new one is tested too.
@@ -72,27 +78,22 @@ def virtualenvs(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[dict[tuple[str, str | None], Future[Path]]]:
     """A fresh virtualenv per case, with the wheel and the page's extras (and the pinned SDK),
-    installed two at a time in the background while the agents run, as test_packaging does."""
+    installed in the background while the agents run."""
     selected = [
         (item.callspec.params["page"], item.callspec.params["pin"])
         for item in request.session.items
         if getattr(item, "originalname", None) == "test_the_pages_agent_runs_from_the_wheel"
     ]
     wheel = build_wheel(tmp_path_factory.mktemp("dist"), timeout=INSTALL_TIMEOUT)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {}
-        for page, pin in selected:
-            requirement = f"{wheel}[{install_extras(DOCS / page)}]"
-            env_dir = tmp_path_factory.mktemp(f"venv-{Path(page).stem}")
-            pins = (pin,) if pin else ()
-            futures[page, pin] = pool.submit(
-                fresh_virtualenv, env_dir, requirement, *pins, timeout=INSTALL_TIMEOUT
-            )
-        try:
-            yield futures
-        finally:
-            for future in futures.values():
-                future.cancel()
+    installs = {
+        (page, pin): (
+            tmp_path_factory.mktemp(f"venv-{Path(page).stem}"),
+            (f"{wheel}[{install_extras(DOCS / page)}]", *((pin,) if pin else ())),
+        )
+        for page, pin in selected
+    }
+    with installed_in_background(installs, timeout=INSTALL_TIMEOUT) as futures:
+        yield futures
 
 
 @pytest.mark.skipif(

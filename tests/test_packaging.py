@@ -10,7 +10,7 @@ import re
 import subprocess
 import zipfile
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 
 import extras_check
@@ -21,7 +21,7 @@ from wheel_build import (
     RUN_FRESH_VIRTUALENVS,
     build_wheel,
     clean_env,
-    fresh_virtualenv,
+    installed_in_background,
 )
 
 import llm_plans
@@ -177,33 +177,23 @@ CLAUDE_STEPS = [
 ]
 
 
-def install(extra: str, wheel: Path, env_dir: Path) -> Path:
-    """A fresh virtualenv with the wheel and `extra` only; its python."""
-    return fresh_virtualenv(env_dir, f"{wheel}[{extra}]", timeout=INSTALL_TIMEOUT)
-
-
 @pytest.fixture(scope="module")
 def virtualenvs(
     request: pytest.FixtureRequest, wheel: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[dict[str, Future[Path]]]:
-    """The selected extras' virtualenvs, installed two at a time in the background while the
-    checks run: an install mostly waits on the index and the disk, so two fit on two cores,
-    and pip's cache is safe to share between processes."""
+    """The selected extras' virtualenvs, each with the wheel and that extra only, installed in
+    the background while the checks run."""
     selected = [
         item.callspec.params["extra"]
         for item in request.session.items
         if getattr(item, "originalname", None) == "test_extra_alone_in_a_fresh_virtualenv"
     ]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {
-            extra: pool.submit(install, extra, wheel, tmp_path_factory.mktemp(f"venv-{extra}"))
-            for extra in selected
-        }
-        try:
-            yield futures
-        finally:
-            for future in futures.values():
-                future.cancel()
+    installs = {
+        extra: (tmp_path_factory.mktemp(f"venv-{extra}"), (f"{wheel}[{extra}]",))
+        for extra in selected
+    }
+    with installed_in_background(installs, timeout=INSTALL_TIMEOUT) as futures:
+        yield futures
 
 
 @pytest.mark.skipif(

@@ -8,9 +8,15 @@ import os
 import subprocess
 import sys
 import venv
+from collections.abc import Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
+
+K = TypeVar("K")
 
 ROOT = Path(__file__).resolve().parents[1]
 PIP = [sys.executable, "-m", "pip", "-q"]
@@ -58,3 +64,23 @@ def fresh_virtualenv(env_dir: Path, *requirements: str, timeout: float) -> Path:
         env=clean_env(),
     )
     return python
+
+
+@contextmanager
+def installed_in_background(
+    installs: Mapping[K, tuple[Path, tuple[str, ...]]], *, timeout: float
+) -> Iterator[dict[K, Future[Path]]]:
+    """A fresh virtualenv per key (its folder and requirements), installed two at a time in
+    the background while the tests that wait on them run: an install mostly waits on the
+    index and the disk, so two fit on two cores, and pip's cache is safe to share between
+    processes. Installs not yet started are cancelled on exit."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {
+            key: pool.submit(fresh_virtualenv, env_dir, *requirements, timeout=timeout)
+            for key, (env_dir, requirements) in installs.items()
+        }
+        try:
+            yield futures
+        finally:
+            for future in futures.values():
+                future.cancel()

@@ -20,14 +20,14 @@ from __future__ import annotations
 from typing import Any
 
 from llm_plans import PlanSession
-from llm_plans._apply import _changed
-from llm_plans._arguments import _one_pass
-from llm_plans._book import Stored
-from llm_plans._builder import usual_items
-from llm_plans._feedback import ToolResult, applied
+from llm_plans._core.apply import _changed
+from llm_plans._core.arguments import _one_pass
+from llm_plans._core.builder import usual_items
+from llm_plans._core.plans import Stored
+from llm_plans._core.results import ToolResult, applied
 from llm_plans._lock import SessionLock
-from llm_plans._outbox import Send
-from llm_plans._wire import notification, plan_update
+from llm_plans._wire.forms import notification, plan_update
+from llm_plans._wire.outbox import Send
 
 
 class Lean:

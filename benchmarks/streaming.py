@@ -23,8 +23,8 @@ from timing import Ratio, VirtualClockLoop, compare
 from workload import CAPS, DumpingSend, compact, entries
 
 from llm_plans import PlanSession
-from llm_plans._arguments import EntryArgs, valid_as_sent
-from llm_plans._builder import Rules, usual_items
+from llm_plans._core.arguments import EntryArgs, valid_as_sent
+from llm_plans._core.builder import Rules, usual_items
 
 STREAM_SIZES = (20, 80, 200)
 FRAGMENT = 4  # bytes per fragment: about one token, as the model APIs stream them

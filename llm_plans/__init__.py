@@ -1,9 +1,9 @@
 """Plan tools for LLM coding agents, forwarded as spec-compliant ACP plan notifications."""
 
 from . import tools
-from ._acp import ClientCapabilitiesRecorder, acp_send
+from ._core.results import ToolResult
+from ._core.snapshot import SkippedPlan
 from ._errors import ConfigurationError, LLMPlansError, ReentrancyError, StreamError
-from ._feedback import ToolResult
 from ._limits import Limits
 from ._models import (
     Change,
@@ -16,11 +16,11 @@ from ._models import (
     RemovePlanArgs,
     UpdatePlanArgs,
 )
-from ._outbox import Send
 from ._session import PlanSession
-from ._snapshot import SkippedPlan
 from ._version import __version__ as __version__
-from ._wire import WireForm
+from ._wire.acp import ClientCapabilitiesRecorder, acp_send
+from ._wire.forms import WireForm
+from ._wire.outbox import Send
 
 __all__ = [
     "Change",

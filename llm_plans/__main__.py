@@ -1,5 +1,5 @@
 """`python -m llm_plans ...`: the same as the `llm-plans` command."""
 
-from ._cli import main
+from ._cli.main import main
 
 raise SystemExit(main())

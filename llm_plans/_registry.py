@@ -14,8 +14,8 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
+from ._core.prompts import prompt
 from ._models import CreatePlanArgs, RemovePlanArgs, ToolName, UpdatePlanArgs
-from ._prompts import prompt
 
 
 @dataclass(frozen=True)

@@ -14,26 +14,27 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from . import _feedback, _wire
-from ._apply import Applied, Rejected, apply
-from ._book import AnyPlan, Book, PlanModels, Stored
-from ._builder import Rules, check_id
+from ._core import results
+from ._core.apply import Applied, Rejected, apply
+from ._core.builder import Rules, check_id
+from ._core.plans import AnyPlan, Book, PlanModels, Stored
+from ._core.results import ToolResult
+from ._core.snapshot import SkippedPlan, dump, load
+from ._core.snapshot import error as snapshot_error
 from ._dialects import OURS, lists_only, tools_of
 from ._errors import ConfigurationError, StreamError
-from ._feedback import ToolResult
-from ._legacy import Flattener, ReadText, read_plan_file
 from ._limits import Limits
 from ._lock import SessionLock
 from ._models import ToolName
-from ._outbox import Gate, Outbox, Send, is_async, takes_one_argument
-from ._preview import grown, preview
 from ._registry import DEFAULT_PREFIXES, Names
-from ._snapshot import SkippedPlan, dump, load
-from ._snapshot import error as snapshot_error
-from ._streams import DEFAULT_PREVIEW_BUDGET, Flight, Streams
-from ._subagents import MAX_OPEN, Child, Subagents, check_child_id, check_text
+from ._streaming.flights import DEFAULT_PREVIEW_BUDGET, Flight, Streams
+from ._streaming.preview import grown, preview
 from ._toolcalls import parse  # the call shapes only: the providers build on the session
-from ._wire import Json, WireForm
+from ._wire import forms
+from ._wire.flatten import Flattener, ReadText, read_plan_file
+from ._wire.forms import Json, WireForm
+from ._wire.outbox import Gate, Outbox, Send, is_async, takes_one_argument
+from ._wire.subagents import MAX_OPEN, Child, Subagents, check_child_id, check_text
 from .dialects._base import DEFAULT_LIST_ID, DialectTool, Read, name_of
 
 __all__ = ["PlanSession", "Send"]
@@ -149,9 +150,9 @@ class PlanSession:
         tool_prefixes = _read_once(tool_prefixes)
         dialects = _read_once(dialects)
         wire_form = (
-            _wire.form_for(client_capabilities, protocol_version)
+            forms.form_for(client_capabilities, protocol_version)
             if form is None
-            else _wire.settled_form(_wire.parse_form(form))
+            else forms.settled_form(forms.parse_form(form))
         )
         self._tools = tools_of(dialects)
         limits = limits or Limits()
@@ -182,7 +183,7 @@ class PlanSession:
             send,
             session_id,
             wire_form,
-            _wire.takes_subagents(client_capabilities, wire_form),
+            forms.takes_subagents(client_capabilities, wire_form),
             limits.max_entry_chars,
         )
         self._parent: tuple[PlanSession, Child] | None = None
@@ -273,7 +274,7 @@ class PlanSession:
         async with self._lock.held():
             if tool is None:
                 # Ours too when the session does not take them: the last line names its tools.
-                problem = _feedback.Problem("", f"{name!r} is not a plan tool.")
+                problem = results.Problem("", f"{name!r} is not a plan tool.")
                 outcome: Applied | Rejected | Read = Rejected(
                     name if isinstance(name, str) else repr(name),
                     [problem],
@@ -312,7 +313,7 @@ class PlanSession:
             return None
         if truncated:
             ours = isinstance(self._names.resolve(parsed.name), str)
-            problem = _feedback.cut_off_problem(ours=ours)
+            problem = results.cut_off_problem(ours=ours)
             result = ToolResult(False, Rejected(tool, [problem]).text, tool)
         else:
             result = await self.call(tool, parsed.arguments)
@@ -440,7 +441,7 @@ class PlanSession:
             if truncated:
                 outcome: Applied | Rejected | Read = Rejected(
                     name_of(flight.tool),
-                    [_feedback.cut_off_problem(ours=isinstance(flight.tool, str))],
+                    [results.cut_off_problem(ours=isinstance(flight.tool, str))],
                 )
             else:
                 final, size = (arguments, None) if arguments is not None else flight.arguments()
@@ -592,7 +593,7 @@ class PlanSession:
         send_failure = await sending
         text = outcome.text(discipline=self._discipline)
         if send_failure is not None:
-            text += "\n" + _feedback.send_failure(send_failure)
+            text += "\n" + results.send_failure(send_failure)
         return ToolResult(
             True, text, outcome.tool, outcome.plan_id, failure=send_failure or failure
         )

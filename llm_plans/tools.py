@@ -16,11 +16,11 @@ import copy
 import functools
 from typing import TYPE_CHECKING, Any, cast
 
+from ._core.prompts import prompt
 from ._dialects import NAMES as DIALECT_NAMES
 from ._dialects import OURS, Tool, tools_of
 from ._errors import ConfigurationError
 from ._models import ToolName
-from ._prompts import prompt
 from ._registry import TOOLS, PlanTool
 from .dialects._base import DialectTool
 

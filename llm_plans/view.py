@@ -29,7 +29,7 @@ from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.text import Text
 
-from ._wire import as_read
+from ._wire.forms import as_read
 
 __all__ = ["MARK_SECONDS", "PlanBoard", "ShownPlan", "dropped_line", "entry_line", "panel", "plain"]
 

@@ -7,10 +7,10 @@ from hypothesis import strategies as st
 from strategies import change, entries
 
 from llm_plans import Limits
-from llm_plans._apply import Applied, Rejected, apply, generated_id
-from llm_plans._arguments import Decoded
-from llm_plans._book import Book, Stored
-from llm_plans._builder import Rules
+from llm_plans._core.apply import Applied, Rejected, apply, generated_id
+from llm_plans._core.arguments import Decoded
+from llm_plans._core.builder import Rules
+from llm_plans._core.plans import Book, Stored
 
 STEPS = {"type": "items", "entries": ["Read", "Write"]}
 

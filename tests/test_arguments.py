@@ -21,7 +21,7 @@ from llm_plans import (
     UpdatePlanArgs,
     _arguments,
 )
-from llm_plans._arguments import _ADAPTERS, Rejection, parse
+from llm_plans._core.arguments import _ADAPTERS, Rejection, parse
 from llm_plans.testing import RecordingSend
 
 DEEP = "[" * 50_000 + "]" * 50_000

@@ -295,7 +295,7 @@ def test_the_leanest_composition_sends_and_answers_what_the_session_does(change:
     finally:
         sys.path.remove(str(BENCHMARKS))
     from llm_plans import PlanSession
-    from llm_plans._feedback import ToolResult
+    from llm_plans._core.results import ToolResult
 
     if change:
         arguments = [
@@ -380,7 +380,7 @@ def test_the_preview_checks_take_each_step_once_as_the_library_checks_it() -> No
         from streaming import check_steps, create_text, preview_steps
     finally:
         sys.path.remove(str(BENCHMARKS))
-    from llm_plans._builder import Rules
+    from llm_plans._core.builder import Rules
 
     text, braces = create_text(3)
     new = preview_steps(text, braces, {40: 3, 5: 1})  # fragment number -> steps shown

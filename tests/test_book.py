@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import STATUSES
 
-from llm_plans._book import Stored
+from llm_plans._core.plans import Stored
 
 
 def _plan(statuses: list[str]) -> Stored:

@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import PRIORITIES, STATUSES, entries, step_text
 
-from llm_plans import _apply
-from llm_plans._apply import Applied, apply
-from llm_plans._arguments import Rejection, validate
-from llm_plans._book import Book, Stored
-from llm_plans._builder import Rules, build, usual_items
+from llm_plans._core import apply as _apply
+from llm_plans._core.apply import Applied, apply
+from llm_plans._core.arguments import Rejection, validate
+from llm_plans._core.builder import Rules, build, usual_items
+from llm_plans._core.plans import Book, Stored
 from llm_plans._limits import Limits
 
 # Tight limits, so that drawn calls cross them: at most three steps of 24 characters.

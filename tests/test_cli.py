@@ -479,7 +479,7 @@ def test_without_the_agent_extra_it_says_which_extra(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """An install without the ACP SDK: --help still works, serving says what to install."""
-    from llm_plans import _agent
+    from llm_plans._cli import agent as _agent
 
     monkeypatch.setitem(sys.modules, "acp", None)  # `import acp` raises ImportError
     monkeypatch.delitem(sys.modules, "coding_agent", raising=False)

@@ -24,8 +24,8 @@ from rich.console import Console
 from test_agent_scripted import NOT_THE_SAMPLE, files, kinds, look_alike
 from wheel_build import PIP, ROOT, build_wheel
 
-from llm_plans import _demo
-from llm_plans._demo import examples_dir, marked
+from llm_plans._cli import demo as _demo
+from llm_plans._cli.demo import examples_dir, marked
 from llm_plans.testing import client_view
 from llm_plans.view import MARK_SECONDS, PlanBoard
 
@@ -166,7 +166,7 @@ def test_demo_from_a_wheel_in_a_fresh_virtualenv(installed: Installed, tmp_path:
         [
             str(installed.env_dir / "bin" / "python"),
             "-c",
-            "import llm_plans._demo as d; print(d.__file__); print(d.examples_dir())",
+            "import llm_plans._cli.demo as d; print(d.__file__); print(d.examples_dir())",
         ],
         capture_output=True,
         text=True,

@@ -296,7 +296,7 @@ def test_the_agent_search_section_states_the_search_s_constants() -> None:
 
 
 def test_the_rejection_bounds_are_the_ones_the_code_keeps() -> None:
-    from llm_plans import _feedback
+    from llm_plans._core import results as _feedback
 
     text = (DOCS / "limits-and-guarantees.md").read_text()
     bullet = text[text.index("- **Rejections are small.**") :].split("\n- ")[0]

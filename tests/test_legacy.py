@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from llm_plans import Limits, PlanSession
-from llm_plans._book import Stored
-from llm_plans._legacy import Flattener, read_plan_file
+from llm_plans._core.plans import Stored
+from llm_plans._wire.flatten import Flattener, read_plan_file
 from llm_plans.testing import RecordingSend
 
 

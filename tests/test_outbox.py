@@ -11,9 +11,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from llm_plans import Limits, PlanSession, WireForm
-from llm_plans._book import Stored
-from llm_plans._legacy import Flattener, read_plan_file
-from llm_plans._outbox import Outbox
+from llm_plans._core.plans import Stored
+from llm_plans._wire.flatten import Flattener, read_plan_file
+from llm_plans._wire.outbox import Outbox
 from llm_plans.testing import RecordingSend, client_view
 
 PLAN = Stored("markdown", "m", content="- [ ] a")

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import llm_plans._prefix
-from llm_plans._prefix import FinalPrefix
+import llm_plans._streaming.partial_json
+from llm_plans._streaming.partial_json import FinalPrefix
 
 LIST_KEYS = ("entries", "changes")
 TEXT_KEYS = ("content",)
@@ -150,7 +150,7 @@ def test_seldom_calling_final_sees_the_same(fragments: list[str], every: int) ->
 
 
 def test_the_example_runs() -> None:
-    result = doctest.testmod(llm_plans._prefix)
+    result = doctest.testmod(llm_plans._streaming.partial_json)
     assert result.attempted == 3
     assert result.failed == 0
 

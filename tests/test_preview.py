@@ -13,14 +13,14 @@ from strategies import PRIORITIES, STATUSES, entry
 from test_prefix import fed_in_pieces
 
 from llm_plans import Limits
-from llm_plans._apply import Applied, Rejected, apply
-from llm_plans._arguments import Decoded
-from llm_plans._book import Book, Stored
-from llm_plans._builder import Rules
+from llm_plans._core.apply import Applied, Rejected, apply
+from llm_plans._core.arguments import Decoded
+from llm_plans._core.builder import Rules
+from llm_plans._core.plans import Book, Stored
 from llm_plans._dialects import tools_of
 from llm_plans._models import ToolName
-from llm_plans._prefix import FinalPrefix
-from llm_plans._preview import Built, grown, preview
+from llm_plans._streaming.partial_json import FinalPrefix
+from llm_plans._streaming.preview import Built, grown, preview
 from llm_plans.dialects._base import DialectTool, Read
 
 INF = "__INF__"  # stands for 1e999 in the text: JSON that decodes to an infinity

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from strategies import fragments
 
 from llm_plans import Limits, PlanSession, ToolResult
-from llm_plans._feedback import MAX_PROBLEMS_LISTED, MAX_REJECTION_BYTES, Problem, rejection
+from llm_plans._core.results import MAX_PROBLEMS_LISTED, MAX_REJECTION_BYTES, Problem, rejection
 from llm_plans.providers import AnthropicStream, OpenAIChatStream, OpenAIResponsesStream
 from llm_plans.testing import RecordingSend, anthropic_events, chat_chunks, responses_events
 from llm_plans.tools import NAMES

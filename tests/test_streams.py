@@ -222,7 +222,7 @@ async def test_a_dialects_list_looks_at_no_comma(worked_out: list[int]) -> None:
 def test_an_empty_bytes_fragment_keeps_a_streams_text_as_text() -> None:
     """Provider adapters open a call with `b""`: the text after it is still taken on the
     fast path, and the finished call gets it as the text it was."""
-    from llm_plans._streams import Flight
+    from llm_plans._streaming.flights import Flight
 
     flight = Flight("create_plan", limit=1000)
     assert not flight.add(b"")

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from llm_plans import Limits, PlanSession
-from llm_plans._uris import file_uri, resolved_inside
+from llm_plans._core.uris import file_uri, resolved_inside
 from llm_plans.testing import RecordingSend
 
 LIMITS = Limits()

@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import PRIORITIES, STATUSES
 
-from llm_plans import _wire
-from llm_plans._book import Stored
-from llm_plans._wire import WireForm
+from llm_plans._core.plans import Stored
+from llm_plans._wire import forms as _wire
+from llm_plans._wire.forms import WireForm
 
 _TEXT = st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=30)
 _META = st.dictionaries(_TEXT, st.one_of(st.integers(), _TEXT, st.none()), max_size=3)

@@ -21,10 +21,10 @@ from node_tools import validate_published
 from spec_shapes import check
 
 from llm_plans import ConfigurationError, Limits, PlanSession, WireForm
-from llm_plans._book import Stored, extra_of
-from llm_plans._legacy import Flattener, read_plan_file
-from llm_plans._outbox import Outbox
-from llm_plans._wire import shown_entries
+from llm_plans._core.plans import Stored, extra_of
+from llm_plans._wire.flatten import Flattener, read_plan_file
+from llm_plans._wire.forms import shown_entries
+from llm_plans._wire.outbox import Outbox
 from llm_plans.testing import RecordingSend
 
 MAX_ENTRY_CHARS = Limits().max_entry_chars  # every session here has the default

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, TypeAdapter
 
-from .._book import META_KEY, Book, Json, Stored, extra_of, meta_with
-from .._builder import Rules
+from .._core.builder import Rules
+from .._core.plans import META_KEY, Book, Json, Stored, extra_of, meta_with
 
 if TYPE_CHECKING:
-    from .._apply import Applied
+    from .._core.apply import Applied
 
 DEFAULT_LIST_ID = "main"
 """The id of the one items plan single-list dialects write (ACP v2's name for a v1 plan)."""
@@ -87,7 +87,7 @@ class DialectTool:
     @property
     def description(self) -> str:
         """The description the model reads, from `prompts/<dialect>/<name>.md`."""
-        from .._prompts import prompt
+        from .._core.prompts import prompt
 
         return prompt(f"{self.dialect}/{self.name}")
 

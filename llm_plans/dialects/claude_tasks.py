@@ -41,13 +41,13 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 from typing_extensions import Required, TypedDict
 
-from .. import _feedback
-from .._apply import Applied, write_list
-from .._arguments import Rejection
-from .._book import Json, extra_of, meta_with
-from .._builder import _NOT_FINITE  # the words the core uses for `_meta`
-from .._feedback import Problem, TaskRow
-from .._repair import Undecodable, decode_bytes, finite, repair_entry
+from .._core import results
+from .._core.apply import Applied, write_list
+from .._core.arguments import Rejection
+from .._core.builder import _NOT_FINITE  # the words the core uses for `_meta`
+from .._core.plans import Json, extra_of, meta_with
+from .._core.repair import Undecodable, decode_bytes, finite, repair_entry
+from .._core.results import Problem, TaskRow
 from ._base import Call, Dialect, DialectTool, Read, entry
 
 __all__ = ["TaskCreateArgs", "TaskGetArgs", "TaskListArgs", "TaskUpdateArgs"]
@@ -218,7 +218,7 @@ class _Tasks:
 
     def context(self) -> str:
         numbered = [n for n in self.numbers if n in self.issued]
-        return _feedback.task_numbers(numbered, unnumbered=len(self.entries) - len(numbered))
+        return results.task_numbers(numbered, unnumbered=len(self.entries) - len(numbered))
 
     def issue(self, digits: int, above: int = 0) -> None:
         """Number the entries that have no number (above `above` too): a write records them."""
@@ -319,7 +319,7 @@ def _checked(call: Call, args: dict[str, Any], problems: list[Problem]) -> None:
     for name in _FIELDS:
         text = args.get(name)
         if isinstance(text, str) and len(text) > limit:
-            problems.append(Problem(name, _feedback.task_text_too_long(name, len(text), limit)))
+            problems.append(Problem(name, results.task_text_too_long(name, len(text), limit)))
 
 
 def _metadata(call: Call, metadata: dict[str, Any], problems: list[Problem]) -> dict[str, Any]:
@@ -332,9 +332,7 @@ def _metadata(call: Call, metadata: dict[str, Any], problems: list[Problem]) -> 
     size = len(json.dumps(kept, ensure_ascii=False, separators=(",", ":")))
     if size > call.rules.limits.max_entry_chars:
         problems.append(
-            Problem(
-                "metadata", _feedback.metadata_too_large(size, call.rules.limits.max_entry_chars)
-            )
+            Problem("metadata", results.metadata_too_large(size, call.rules.limits.max_entry_chars))
         )
     return kept
 
@@ -369,14 +367,14 @@ def _create(call: Call) -> Applied:
     _checked(call, args, problems)
     metadata = _metadata(call, args.get("metadata") or {}, problems)
     if len(tasks.entries) >= call.rules.limits.max_entries:
-        problems.append(Problem("", _feedback.tasks_full(len(tasks.entries))))
+        problems.append(Problem("", results.tasks_full(len(tasks.entries))))
     sent = args.get("taskId")
     if sent is not None and not call.rules.mirror:
         # Numbers are ours to issue: only a mirror of Claude Code's own call brings one.
         accepted = ", ".join(f for f in call.tool.fields)
         problems.append(Problem("taskId", f"not a known field. Accepted fields: {accepted}.", sent))
     elif sent is not None and _number(sent, digits) is None:
-        problems.append(Problem("taskId", _feedback.not_a_task_number(digits), sent))
+        problems.append(Problem("taskId", results.not_a_task_number(digits), sent))
     elif sent is not None and int(sent) >= 10**_MIRROR_DIGITS:
         # Claude Code numbers its tasks from 1; a number this high would spend what is left
         # of the session's numbers (every later TaskCreate refused) in one call.
@@ -404,7 +402,7 @@ def _create(call: Call) -> Applied:
         "TaskCreate",
         [*tasks.entries, task],
         max(tasks.last, number),
-        lambda discipline: _feedback.task_created(str(number), subject),
+        lambda discipline: results.task_created(str(number), subject),
     )
 
 
@@ -418,7 +416,7 @@ def _update(call: Call) -> Applied | Read:
     number = tasks.numbers[index]
     sent = [k for k, v in args.items() if k != "taskId" and v is not None]
     if not sent:
-        raise Rejection([Problem("", _feedback.TASK_UPDATE_EMPTY)])
+        raise Rejection([Problem("", results.TASK_UPDATE_EMPTY)])
     problems: list[Problem] = []
     _checked(call, args, problems)
     if problems:
@@ -434,14 +432,14 @@ def _update(call: Call) -> Applied | Read:
     else:
         changed = _patch(call, tasks, entries, index)
     if not changed:
-        return Read("TaskUpdate", _feedback.task_unchanged(number))
+        return Read("TaskUpdate", results.task_unchanged(number))
     done = _Tasks(entries, tasks.numbers, tasks.issued, tasks.last)
     return _written(
         call,
         "TaskUpdate",
         entries,
         tasks.last,
-        lambda discipline: _feedback.task_updated(
+        lambda discipline: results.task_updated(
             number, changed, done.rows(), discipline=discipline
         ),
     )
@@ -523,13 +521,13 @@ def _unlinked(task: Json, number: str) -> Json:
 
 
 def _list(call: Call) -> Read:
-    return Read("TaskList", _feedback.task_list(_tasks(call).rows()))
+    return Read("TaskList", results.task_list(_tasks(call).rows()))
 
 
 def _get(call: Call) -> Read:
     tasks = _tasks(call)
     index = tasks.find(call.args["taskId"], "taskId")
-    return Read("TaskGet", _feedback.task_details(tasks.rows()[index]))
+    return Read("TaskGet", results.task_details(tasks.rows()[index]))
 
 
 TASK_CREATE = DialectTool(

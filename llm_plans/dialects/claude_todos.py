@@ -12,11 +12,11 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
 from typing_extensions import Required, TypedDict
 
-from .. import _feedback
-from .._apply import Applied, write_list
-from .._builder import check_step_text
+from .._core import results
+from .._core.apply import Applied, write_list
+from .._core.builder import check_step_text
+from .._core.repair import repair_list
 from .._models import Priority
-from .._repair import repair_list
 from ._base import Call, Dialect, DialectTool, carried, entry, renamer
 
 __all__ = ["Todo", "TodoWriteArgs"]
@@ -106,7 +106,7 @@ def _run(call: Call) -> Applied:
         book,
         plan.id,
         plan,
-        say=lambda discipline: _feedback.list_written(
+        say=lambda discipline: results.list_written(
             "Updated", "todo list", plan, discipline=discipline
         ),
     )

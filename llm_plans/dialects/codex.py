@@ -23,10 +23,10 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
 from typing_extensions import NotRequired, Required, TypedDict
 
-from .. import _feedback
-from .._apply import Applied, write_list
+from .._core import results
+from .._core.apply import Applied, write_list
+from .._core.repair import repair_list
 from .._models import Status
-from .._repair import repair_list
 from ._base import Call, Dialect, DialectTool, carried, entry, renamer
 
 __all__ = ["PlanItem", "UpdatePlanArgs"]
@@ -90,9 +90,7 @@ def _run(call: Call) -> Applied:
         book,
         plan.id,
         plan,
-        say=lambda discipline: _feedback.list_written(
-            "Updated", "plan", plan, discipline=discipline
-        ),
+        say=lambda discipline: results.list_written("Updated", "plan", plan, discipline=discipline),
     )
 
 

@@ -22,13 +22,13 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StringConstraints, TypeAdapter
 from typing_extensions import NotRequired, Required, TypedDict
 
-from .. import _feedback
-from .._apply import Applied, write_list
-from .._arguments import Rejection
-from .._book import Json, extra_of, meta_with
-from .._feedback import Problem
+from .._core import results
+from .._core.apply import Applied, write_list
+from .._core.arguments import Rejection
+from .._core.plans import Json, extra_of, meta_with
+from .._core.repair import repair_list
+from .._core.results import Problem
 from .._models import Status
-from .._repair import repair_list
 from ._base import Call, Dialect, DialectTool, carried, entry, renamer
 
 __all__ = ["CursorTodo", "TodoWriteArgs"]
@@ -107,7 +107,7 @@ def _run(call: Call) -> Applied:
         book,
         plan.id,
         plan,
-        say=lambda discipline: _feedback.list_written(
+        say=lambda discipline: results.list_written(
             "Updated", "todo list", plan, discipline=discipline
         ),
     )
@@ -147,7 +147,7 @@ def _check(
             problems.append(
                 Problem(
                     f"todos[{index}].content",
-                    f"required: the list has no todo with id {_feedback.shown(todo_id)}, so "
+                    f"required: the list has no todo with id {results.shown(todo_id)}, so "
                     "this one is new.",
                 )
             )
@@ -158,7 +158,7 @@ def _check(
 def _ids_context(by_id: Mapping[str, int]) -> str:
     if not by_id:
         return "The list has no todos with ids yet."
-    return "Ids in the list: " + ", ".join(_feedback.shown(todo_id) for todo_id in by_id) + "."
+    return "Ids in the list: " + ", ".join(results.shown(todo_id) for todo_id in by_id) + "."
 
 
 def _replacement(

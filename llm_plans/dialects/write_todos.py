@@ -16,13 +16,13 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
 from typing_extensions import NotRequired, TypedDict
 
-from .. import _feedback
-from .._apply import Applied, write_list
-from .._arguments import Rejection
-from .._builder import check_step_text
-from .._feedback import Problem
+from .._core import results
+from .._core.apply import Applied, write_list
+from .._core.arguments import Rejection
+from .._core.builder import check_step_text
+from .._core.repair import repair_list
+from .._core.results import Problem
 from .._models import Status
-from .._repair import repair_list
 from ._base import Call, Dialect, DialectTool, carried, entry, renamer
 
 __all__ = ["Todo", "WriteTodosArgs"]
@@ -120,7 +120,7 @@ def _run(call: Call) -> Applied:
         book,
         plan.id,
         plan,
-        say=lambda discipline: _feedback.list_written(
+        say=lambda discipline: results.list_written(
             "Updated", "todo list", plan, discipline=discipline
         ),
     )

@@ -16,8 +16,8 @@ import weakref
 from collections.abc import Collection, Hashable
 from typing import TYPE_CHECKING, Any
 
+from .._core.results import ToolResult
 from .._errors import StreamError
-from .._feedback import ToolResult
 
 if TYPE_CHECKING:
     from .._session import PlanSession

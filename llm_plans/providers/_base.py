@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Protocol, TypeVar
 
-from .._feedback import ToolResult
+from .._core.results import ToolResult
 from .._toolcalls import Arguments, ProviderCall, Shape, get
 
 __all__ = ["Arguments", "ProviderCall", "Session", "Shape", "StreamAdapter", "get"]

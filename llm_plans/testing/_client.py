@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .._wire import as_read
+from .._wire.forms import as_read
 
 
 class RecordingSend:

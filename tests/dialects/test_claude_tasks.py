@@ -16,7 +16,7 @@ from inline_snapshot import snapshot
 from spec_shapes import check
 
 from llm_plans import Limits, PlanSession, ToolResult, tools
-from llm_plans._feedback import MAX_REJECTION_BYTES
+from llm_plans._core.results import MAX_REJECTION_BYTES
 from llm_plans.testing import RecordingSend
 
 CAPS = {"schema": {"plan": {}}, "legacy": {}}

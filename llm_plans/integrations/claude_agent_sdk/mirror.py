@@ -8,10 +8,10 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from .._session import PlanSession
-from ._claude_fit import fitted, text_of
-from ._claude_scope import Scope, Task, title_of
-from ._claude_sessions import Sessions
+from ..._session import PlanSession
+from .fit import fitted, text_of
+from .scope import Scope, Task, title_of
+from .sessions import Sessions
 
 _logger = logging.getLogger("llm_plans")
 TASKS = ("TaskCreate", "TaskUpdate", "TaskList", "TaskGet")

@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from json.encoder import encode_basestring_ascii as _escaped
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
-from ._book import CONTENT, PRIORITY, STATUS, Stored, extra_of
-from ._errors import ConfigurationError
-from ._limits import Limits
+from .._core.plans import CONTENT, PRIORITY, STATUS, Stored, extra_of
+from .._errors import ConfigurationError
+from .._limits import Limits
 
 DEFAULT_ENTRY_CHARS = Limits().max_entry_chars
 

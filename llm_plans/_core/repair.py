@@ -9,7 +9,7 @@ from typing import Any
 
 import jiter
 
-from ._models import PLAN_TYPES, PRIORITIES, STATUSES
+from .._models import PLAN_TYPES, PRIORITIES, STATUSES
 
 
 class Undecodable(Exception):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._errors import ConfigurationError
-from ._outbox import Send
-from ._wire import Json
+from .._errors import ConfigurationError
+from .forms import Json
+from .outbox import Send
 
 
 def acp_send(conn: Any, *, validate: bool = False) -> Send:

@@ -14,9 +14,9 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ._book import META_KEY, Json
-from ._feedback import KEPT_BY_SESSION, Problem, shown
-from ._limits import Limits
+from .._limits import Limits
+from .plans import META_KEY, Json
+from .results import KEPT_BY_SESSION, Problem, shown
 
 _NUMBER = re.compile(r"[1-9][0-9]*")
 OWN_STATUSES = frozenset({"blocked"})

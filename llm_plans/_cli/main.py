@@ -7,7 +7,7 @@ import argparse
 import asyncio
 import sys
 
-from . import __version__
+from .. import __version__
 
 DESCRIPTION = """\
 llm_plans gives LLM coding agents plan tools and forwards their plans to ACP clients.
@@ -28,7 +28,7 @@ AGENT_HELP = (
 
 def _delay(text: str) -> float:
     """--delay is the agent's --script-delay, checked by the agent's own rule."""
-    from ._agent import example
+    from .agent import example
 
     seconds: float = example("coding_agent_lib.cli").seconds(text)
     return seconds
@@ -80,19 +80,19 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["agent"]:
         # The agent's options, help and checks are the ones `python examples/coding_agent.py`
         # has: one parser, in the example's coding_agent_lib/cli.py.
-        from . import _agent
+        from . import agent
 
-        return _agent.run(argv[1:])
+        return agent.run(argv[1:])
     args = parser().parse_args(argv)
     try:
-        from . import _demo
+        from . import demo
     except ImportError as exc:  # rich or the ACP SDK missing
         print(
             f"llm-plans demo needs the agent extra: pip install 'llm-plans[agent]' ({exc})",
             file=sys.stderr,
         )
         return 2
-    return asyncio.run(_demo.run(legacy=args.legacy, keep=args.keep, delay=args.delay))
+    return asyncio.run(demo.run(legacy=args.legacy, keep=args.keep, delay=args.delay))
 
 
 if __name__ == "__main__":

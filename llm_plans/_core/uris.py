@@ -12,7 +12,7 @@ import re
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote, unquote, urlsplit
 
-from ._limits import Limits
+from .._limits import Limits
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _SEPARATORS = re.compile(r"/+")

@@ -28,15 +28,15 @@ from pydantic import AfterValidator, ConfigDict, Field, StringConstraints, TypeA
 from pydantic import ValidationError as _ValidationError
 from typing_extensions import Required, TypedDict
 
-from . import _feedback
-from ._book import CONTENT
-from ._feedback import Problem
-from ._limits import Limits
-from ._models import PlanType, Priority, Status, ToolName
-from ._repair import Undecodable, decode_bytes, repair
+from .._limits import Limits
+from .._models import PlanType, Priority, Status, ToolName
+from . import results
+from .plans import CONTENT
+from .repair import Undecodable, decode_bytes, repair
+from .results import Problem
 
 if TYPE_CHECKING:
-    from .dialects._base import DialectTool
+    from ..dialects._base import DialectTool
 
 
 def _not_blank(value: str) -> str:
@@ -174,7 +174,7 @@ def parse_bounded(
         except Undecodable as exc:
             if exc.truncated:
                 ours = isinstance(tool, str)
-                raise Rejection([_feedback.cut_off_problem(ours=ours)]) from None
+                raise Rejection([results.cut_off_problem(ours=ours)]) from None
             raise Rejection([Problem("", f"{exc}. Send one JSON object.")]) from None
     return validate(tool, value), False
 
@@ -293,7 +293,7 @@ def validate(tool: ToolName | DialectTool, value: Any) -> Any:
     try:
         return adapter.validate_python(value)
     except _ValidationError as exc:
-        raise Rejection(_feedback.from_validation_error(exc, fields, nested)) from None
+        raise Rejection(results.from_validation_error(exc, fields, nested)) from None
 
 
 def _as_bytes(arguments: Any) -> bytes:

@@ -8,8 +8,8 @@ import hashlib
 import re
 from collections.abc import Mapping
 
-from .._book import META_KEY
-from .._session import PlanSession
+from ..._core.plans import META_KEY
+from ..._session import PlanSession
 
 PLAN_MODE_ID = "plan-mode"
 """The id of the markdown plan an approved `ExitPlanMode` becomes."""

@@ -12,10 +12,12 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, overload
 
-from . import _feedback
-from ._arguments import Rejection, parse, parse_bounded
-from ._book import Book, Json, Stored, extra_of, meta_with
-from ._builder import (
+from .._models import PlanType, ToolName
+from .._registry import TOOLS
+from ..dialects._base import Call, DialectTool, Read
+from . import results
+from .arguments import Rejection, parse, parse_bounded
+from .builder import (
     FIELD_FOR,
     Rules,
     build,
@@ -24,10 +26,8 @@ from ._builder import (
     check_step_text,
     usual_items,
 )
-from ._feedback import Problem
-from ._models import PlanType, ToolName
-from ._registry import TOOLS
-from .dialects._base import Call, DialectTool, Read
+from .plans import Book, Json, Stored, extra_of, meta_with
+from .results import Problem
 
 
 @dataclass  # not frozen, as Stored: made on every call, never changed
@@ -48,7 +48,7 @@ class Applied:
         """The result the model reads."""
         if self.say is not None:
             return self.say(discipline)
-        return _feedback.applied(
+        return results.applied(
             self.tool,  # type: ignore[arg-type]  # ours: a dialect's call says its own text
             self.plan_id,
             self.plan,
@@ -73,7 +73,7 @@ class Rejected:
     @property
     def text(self) -> str:
         """The result the model reads: every problem, then what to do."""
-        return _feedback.rejection(
+        return results.rejection(
             self.tool,
             self.problems,
             context=self.context,
@@ -224,12 +224,12 @@ def _create(
                     plan_id,
                 )
             )
-            context = _feedback.ids_list(book.plans)
+            context = results.ids_list(book.plans)
     if len(book.plans) >= rules.limits.max_plans:
         problems.append(
             Problem(
                 "",
-                f"this session already has {_feedback.count(len(book.plans), 'plan')}, "
+                f"this session already has {results.count(len(book.plans), 'plan')}, "
                 "the most allowed. "
                 "Remove a finished plan with remove_plan first.",
             )
@@ -283,7 +283,7 @@ def _update(book: Book, args: Mapping[str, Any], rules: Rules, bounded: bool) ->
     current = book.plans.get(args["id"])
     if current is None:
         raise Rejection(
-            [Problem("id", "no plan has this id.", args["id"])], _feedback.ids_list(book.plans)
+            [Problem("id", "no plan has this id.", args["id"])], results.ids_list(book.plans)
         )
     changes = args.get("changes")
     if changes is not None:  # the usual update of a long plan: the steps it touches, by number
@@ -389,7 +389,7 @@ def _changed(current: Stored, kind: PlanType | None, changes: list[Json], rules:
             problems.append(
                 Problem(
                     f"changes[{index}].step",
-                    f'plan "{current.id}" has {_feedback.step_numbers(len(entries))}.',
+                    f'plan "{current.id}" has {results.step_numbers(len(entries))}.',
                     step,
                 )
             )
@@ -425,7 +425,7 @@ def _changed(current: Stored, kind: PlanType | None, changes: list[Json], rules:
             entries[step - 1] = new
             statuses[step - 1] = new["status"]
     if problems:
-        raise Rejection(problems, _feedback.steps_list(current))
+        raise Rejection(problems, results.steps_list(current))
     return Stored(
         "items", current.id, tuple(entries), meta=current.meta, known_statuses=tuple(statuses)
     )
@@ -438,7 +438,7 @@ def _remove(book: Book, args: Mapping[str, Any]) -> Applied:
     plan_id = args["id"]
     if plan_id not in book.plans:
         raise Rejection(
-            [Problem("id", "no plan has this id.", plan_id)], _feedback.ids_list(book.plans)
+            [Problem("id", "no plan has this id.", plan_id)], results.ids_list(book.plans)
         )
     plans = {k: v for k, v in book.plans.items() if k != plan_id}
     return Applied("remove_plan", book.with_plans(plans), plan_id, None)
@@ -477,7 +477,7 @@ def write_list(
         problems.append(
             Problem(
                 "",
-                f"this session already has {_feedback.count(len(book.plans), 'plan')}, the "
+                f"this session already has {results.count(len(book.plans), 'plan')}, the "
                 f'most allowed, and the list is a plan of its own ("{plan_id}").',
             )
         )

@@ -12,13 +12,13 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from ._apply import Rejected, apply
-from ._book import AnyPlan, Book, Json, Stored
-from ._builder import Rules
-from ._errors import ConfigurationError
-from ._feedback import count, path_of
-from ._limits import Limits
-from ._models import ItemsPlan, Plan
+from .._errors import ConfigurationError
+from .._limits import Limits
+from .._models import ItemsPlan, Plan
+from .apply import Rejected, apply
+from .builder import Rules
+from .plans import AnyPlan, Book, Json, Stored
+from .results import count, path_of
 
 _PLAN: TypeAdapter[AnyPlan] = TypeAdapter(Plan)
 VERSION = 2

@@ -17,10 +17,10 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._errors import ConfigurationError
-from ._legacy import labeled
-from ._lock import SessionLock
-from ._wire import Json, WireForm, legacy_plan, notification
+from .._errors import ConfigurationError
+from .._lock import SessionLock
+from .flatten import labeled
+from .forms import Json, WireForm, legacy_plan, notification
 
 Send = Callable[[Json], Awaitable[Any]]
 Dress = Callable[[Json], tuple[str, Json]]

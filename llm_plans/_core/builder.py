@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from . import _kept
-from ._book import CONTENT, PRIORITY, STATUS, Json, Stored
-from ._feedback import Problem
-from ._limits import Limits
-from ._models import PlanType
-from ._repair import finite
-from ._uris import file_uri
+from .._limits import Limits
+from .._models import PlanType
+from . import kept
+from .plans import CONTENT, PRIORITY, STATUS, Json, Stored
+from .repair import finite
+from .results import Problem
+from .uris import file_uri
 
 FIELD_FOR: dict[PlanType, str] = {"items": "entries", "markdown": "content", "file": "uri"}
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # C0 and C1 control characters, and DEL
@@ -159,9 +159,9 @@ def build(
                 if not finite(meta)
             ]
             if kept_by == "model":
-                problems += _kept.refused(metas)
+                problems += kept.refused(metas)
             elif kept_by == "snapshot":
-                problems += _kept.problems(raw, limits, last_task)
+                problems += kept.problems(raw, limits, last_task)
         if problems:
             return None
         entries = [

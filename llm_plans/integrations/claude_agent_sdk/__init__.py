@@ -56,13 +56,13 @@ except ImportError as missing:  # the framework is an optional extra
         f'{missing}; install it with: pip install "llm-plans[claude-agent-sdk]"'
     ) from missing
 
-from .. import tools
-from .._dialects import OURS
-from .._errors import ConfigurationError
-from .._session import PlanSession
-from ._calls import Calls, Run, shared_calls
-from ._claude_hooks import plan_hooks
-from ._dialect import dialect_for, names_of
+from ... import tools
+from ..._dialects import OURS
+from ..._errors import ConfigurationError
+from ..._session import PlanSession
+from .._calls import Calls, Run, shared_calls
+from .._dialect import dialect_for, names_of
+from .hooks import plan_hooks
 
 __all__ = [
     "BUILTIN_PLAN_TOOLS",

@@ -30,8 +30,8 @@ from acp.schema import (
 from rich.console import Console
 from rich.live import Live
 
-from ._agent import examples_dir
-from .view import MARK_SECONDS, PlanBoard, ShownPlan, plain
+from ..view import MARK_SECONDS, PlanBoard, ShownPlan, plain
+from .agent import examples_dir
 
 PROMPT = "calc.mean([2, 4]) returns 4.0 instead of 3.0. Please fix it and add a test."
 # Frames per second of the live view.

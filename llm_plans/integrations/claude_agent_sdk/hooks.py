@@ -15,10 +15,10 @@ except ImportError as missing:  # the framework is an optional extra
         f'{missing}; install it with: pip install "llm-plans[claude-agent-sdk]"'
     ) from missing
 
-from .._errors import ConfigurationError
-from .._session import PlanSession
-from ._claude_mirror import MIRRORED, Mirror
-from ._claude_scope import PLAN_MODE_ID
+from ..._errors import ConfigurationError
+from ..._session import PlanSession
+from .mirror import MIRRORED, Mirror
+from .scope import PLAN_MODE_ID
 
 __all__ = ["PLAN_MODE_ID", "plan_hooks"]
 

@@ -9,9 +9,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ._book import Stored, extra_of
-from ._models import ToolName
-from ._registry import TOOLS
+from .._models import ToolName
+from .._registry import TOOLS
+from .plans import Stored, extra_of
 
 _UNSET: Any = object()
 # Another dialect's tool writes a whole list, or one task, in a call: no second call adds to

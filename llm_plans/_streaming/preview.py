@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
-from ._apply import Applied, Rejected, apply, apply_validated
-from ._arguments import Decoded, valid_as_sent
-from ._book import Book, Json, Stored
-from ._builder import Rules, usual_items
-from ._models import ToolName
-from .dialects._base import DialectTool, Read
+from .._core.apply import Applied, Rejected, apply, apply_validated
+from .._core.arguments import Decoded, valid_as_sent
+from .._core.builder import Rules, usual_items
+from .._core.plans import Book, Json, Stored
+from .._models import ToolName
+from ..dialects._base import DialectTool, Read
 
 _INCREMENTAL = frozenset({"create_plan", "update_plan"})
 

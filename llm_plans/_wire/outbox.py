@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from types import CoroutineType
 from typing import Any, Protocol
 
-from . import _wire
-from ._book import Json, Stored
-from ._errors import ConfigurationError
-from ._legacy import Flattener, may_hold_items
-from ._wire import Document, WireForm
+from .._core.plans import Json, Stored
+from .._errors import ConfigurationError
+from . import forms
+from .flatten import Flattener, may_hold_items
+from .forms import Document, WireForm
 
 Send = Callable[[Json], Awaitable[Any]]
 """Sends the params of one `session/update` notification: `{"sessionId": ..., "update": ...}`."""
@@ -210,7 +210,7 @@ class Outbox:
             self._flattener.retain([*plans, *(previews or ())])
         if _same(self._held.get(plan_id), plan):
             return _nothing_sent()  # the client holds exactly this
-        update = _wire.plan_update(self._form, plan, None, self._max_chars)
+        update = forms.plan_update(self._form, plan, None, self._max_chars)
         if gate is not None and not self._passes(gate, [update]):
             return _nothing_sent()
         self._held[plan_id] = plan
@@ -243,10 +243,10 @@ class Outbox:
             if plan is None:
                 if held is None and not force and not stale:
                     continue  # never shown, nothing to take back
-                updates.append((plan_id, _wire.plan_removed(self._form, plan_id)))
+                updates.append((plan_id, forms.plan_removed(self._form, plan_id)))
             else:
                 document = view.document if isinstance(view, _Read) else None
-                update = _wire.plan_update(self._form, plan, document, self._max_chars)
+                update = forms.plan_update(self._form, plan, document, self._max_chars)
                 updates.append((plan_id, update))
             if gate is not None:
                 noted[plan_id] = self._held.get(plan_id)
@@ -294,7 +294,7 @@ class Outbox:
             return None
         if not entries and self._legacy_held is None and not self._legacy_stale:
             return None  # nothing was ever shown: an empty list says nothing new
-        update = _wire.legacy_plan(entries)
+        update = forms.legacy_plan(entries)
         if gate is not None and not self._passes(gate, [update]):
             return None
         self._legacy_held = entries
@@ -311,7 +311,7 @@ class Outbox:
             {**entry, "_meta": copy.deepcopy(entry["_meta"])} if "_meta" in entry else dict(entry)
             for entry in self._flattener.entries(plans.values(), previews.values())
         ]
-        return _wire.legacy_plan(entries)
+        return forms.legacy_plan(entries)
 
     async def _deliver(self, updates: list[tuple[str, Json]]) -> BaseException | None:
         # Marked stale before sending, cleared one by one as each arrives: whatever the send
@@ -321,7 +321,7 @@ class Outbox:
                 self._stale[plan_id] = None
         for plan_id, update in updates:
             try:
-                sending = self._send(_wire.notification(self._session_id, update))
+                sending = self._send(forms.notification(self._session_id, update))
                 # A coroutine, as from any async def, is told apart first at C speed.
                 awaitable = type(sending) is CoroutineType or inspect.isawaitable(sending)
                 if awaitable:

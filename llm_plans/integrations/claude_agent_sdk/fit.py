@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .._limits import Limits
+from ..._limits import Limits
 
 _TEXTS = ("subject", "description", "activeForm", "owner", "content")
 

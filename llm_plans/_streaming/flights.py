@@ -14,14 +14,14 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._book import Json, Stored
-from ._errors import StreamError
-from ._legacy import carries_label
-from ._models import ToolName
-from ._prefix import FinalPrefix
-from ._preview import Built
-from ._wire import Scale, plan_of
-from .dialects._base import DialectTool, name_of
+from .._core.plans import Json, Stored
+from .._errors import StreamError
+from .._models import ToolName
+from .._wire.flatten import carries_label
+from .._wire.forms import Scale, plan_of
+from ..dialects._base import DialectTool, name_of
+from .partial_json import FinalPrefix
+from .preview import Built
 
 # All previews of one call send at most this many times the call's final notification in
 # bytes: a long plan streamed at a live token rate is shown in growing steps rather than

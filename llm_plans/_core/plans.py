@@ -9,7 +9,7 @@ from dataclasses import InitVar, dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from ._models import FilePlan, ItemsPlan, MarkdownPlan, PlanEntry, PlanType
+from .._models import FilePlan, ItemsPlan, MarkdownPlan, PlanEntry, PlanType
 
 AnyPlan = ItemsPlan | MarkdownPlan | FilePlan
 Json = dict[str, Any]

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from ._book import Json, Stored
-from ._limits import Limits
-from ._uris import resolved_inside
-from ._wire import CANCELLED_PREFIX, Document, WireForm, shown_entries
+from .._core.plans import Json, Stored
+from .._core.uris import resolved_inside
+from .._limits import Limits
+from .forms import CANCELLED_PREFIX, Document, WireForm, shown_entries
 
 # The legacy fallback reads a file plan to show its steps; a bigger file is not a plan a
 # client should render as a checklist, so it is shown as one entry instead.

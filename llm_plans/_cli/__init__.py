@@ -1,0 +1,1 @@
+"""The `llm-plans` command: the demo, the example agent and the shell-facing entry point."""

@@ -19,8 +19,8 @@ from llm_plans import (
     PlanSession,
     RemovePlanArgs,
     UpdatePlanArgs,
-    _arguments,
 )
+from llm_plans._core import arguments
 from llm_plans._core.arguments import _ADAPTERS, Rejection, parse
 from llm_plans.testing import RecordingSend
 
@@ -211,7 +211,7 @@ def test_the_one_pass_parse_answers_as_the_strict_parse_does(
     assert fast == strict
     if fast[0] == "ok":
         # What the one pass vouches for: every entry's text within the limit.
-        args, bounded = _arguments.parse_bounded(tool, text, limits)  # type: ignore[arg-type]
+        args, bounded = arguments.parse_bounded(tool, text, limits)  # type: ignore[arg-type]
         if bounded:
             assert all(len(entry["content"]) <= chars for entry in args.get("entries") or ())
         assert json.dumps(fast[1]) == json.dumps(strict[1])
@@ -231,21 +231,21 @@ def test_a_length_limit_pydantic_cannot_hold_leaves_the_texts_to_the_builder() -
         fast = _answer("update_plan", text, limits)
         with mock.patch.object(_arguments, "_one_pass", return_value=None):
             assert fast == _answer("update_plan", text, limits)
-        bounded = _arguments.parse_bounded("update_plan", text, limits)[1]
+        bounded = arguments.parse_bounded("update_plan", text, limits)[1]
         assert bounded is (type(chars) is int and chars >= 0)
 
 
 def test_the_one_pass_parse_is_taken_for_the_usual_call() -> None:
     text = json.dumps({"id": "p:1", "entries": [{"content": "Run: tests", "status": None}]})
-    assert _arguments._one_pass("update_plan", text.encode(), 10) is not None
-    assert _arguments.parse_bounded("update_plan", text, Limits(max_entry_chars=10))[1]
+    assert arguments._one_pass("update_plan", text.encode(), 10) is not None
+    assert arguments.parse_bounded("update_plan", text, Limits(max_entry_chars=10))[1]
     # A text past the limit is left to the strict path, which the limits then refuse.
-    assert _arguments._one_pass("update_plan", text.encode(), 9) is None
-    assert not _arguments.parse_bounded("update_plan", text, Limits(max_entry_chars=9))[1]
+    assert arguments._one_pass("update_plan", text.encode(), 9) is None
+    assert not arguments.parse_bounded("update_plan", text, Limits(max_entry_chars=9))[1]
     twice = '{"id": "p", "id": "q:", "entries": null}'
-    assert _arguments._one_pass("update_plan", twice.encode(), 1000) is None
+    assert arguments._one_pass("update_plan", twice.encode(), 1000) is None
     # It ignores a key no field has, and its count sends the call to the strict path.
     for extra in ('{"id": "p", "x": 1}', '{"id": "p", "entries": [{"content": "a", "x": 1}]}'):
-        assert _arguments._one_pass("update_plan", extra.encode(), 1000) is None
+        assert arguments._one_pass("update_plan", extra.encode(), 1000) is None
         with pytest.raises(Rejection):
             parse("update_plan", extra, Limits())

@@ -206,7 +206,7 @@ def test_the_one_pass_parse_answers_as_the_strict_parse_does(
     tool, text = call
     limits = Limits(max_entry_chars=chars)
     fast = _answer(tool, text, limits)
-    with mock.patch.object(_arguments, "_one_pass", return_value=None):
+    with mock.patch.object(arguments, "_one_pass", return_value=None):
         strict = _answer(tool, text, limits)
     assert fast == strict
     if fast[0] == "ok":
@@ -229,7 +229,7 @@ def test_a_length_limit_pydantic_cannot_hold_leaves_the_texts_to_the_builder() -
     for chars in (math.inf, 1e4, 10.0, -1, 10**30, 2**64):
         limits = Limits(max_entry_chars=chars)  # type: ignore[arg-type]
         fast = _answer("update_plan", text, limits)
-        with mock.patch.object(_arguments, "_one_pass", return_value=None):
+        with mock.patch.object(arguments, "_one_pass", return_value=None):
             assert fast == _answer("update_plan", text, limits)
         bounded = arguments.parse_bounded("update_plan", text, limits)[1]
         assert bounded is (type(chars) is int and chars >= 0)

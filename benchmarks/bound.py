@@ -21,13 +21,15 @@ from typing import Any
 
 from llm_plans import PlanSession
 from llm_plans._core.apply import _changed
-from llm_plans._core.arguments import _one_pass
+from llm_plans._core.arguments import one_pass
 from llm_plans._core.builder import usual_items
-from llm_plans._core.plans import Stored
-from llm_plans._core.results import ToolResult, applied
+from llm_plans._core.outcome import Applied
+from llm_plans._core.plans import Book, Stored
+from llm_plans._core.results import ToolResult
 from llm_plans._lock import SessionLock
 from llm_plans._wire.forms import notification, plan_update
 from llm_plans._wire.outbox import Send
+from llm_plans.dialects.llm_plans import _UPDATED
 
 
 class Lean:
@@ -48,7 +50,7 @@ class Lean:
             data = arguments.encode()
             args = None
             if len(data) <= self._rules.limits.max_arguments_bytes:
-                args = _one_pass("update_plan", data, self._rules.limits.max_entry_chars)
+                args = one_pass("update_plan", data, self._rules.limits.max_entry_chars)
             if args is None:
                 raise ValueError("not the usual call: Lean times only that")
             current = self._plans[args["id"]]
@@ -74,7 +76,8 @@ class Lean:
                     del self._stale[plan.id]
                 except Exception as exc:
                     failure = exc
-            text = applied("update_plan", plan.id, plan, steps, plans, discipline=True)
+            said = Applied("update_plan", Book(plans), plan.id, plan, _UPDATED, steps)
+            text = said.text(discipline=True)
             return ToolResult(True, text, "update_plan", plan.id, failure=failure)
 
 

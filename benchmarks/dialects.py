@@ -16,7 +16,8 @@ from typing import Any
 from workload import STEP, DumpingSend, compact, strict_changes
 
 from llm_plans import PlanSession, tools
-from llm_plans._dialects import NAMES, OURS
+from llm_plans.dialects import _NAMES as NAMES
+from llm_plans.dialects import _OURS as OURS
 
 ACTIVE = "Updating the parser"  # TodoWrite's activeForm, as section c writes it
 SIZES = (5, 20, 100)

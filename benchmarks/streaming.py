@@ -25,6 +25,7 @@ from workload import CAPS, DumpingSend, compact, entries
 from llm_plans import PlanSession
 from llm_plans._core.arguments import EntryArgs, valid_as_sent
 from llm_plans._core.builder import Rules, usual_items
+from llm_plans.dialects.llm_plans import CREATE_PLAN
 
 STREAM_SIZES = (20, 80, 200)
 FRAGMENT = 4  # bytes per fragment: about one token, as the model APIs stream them
@@ -142,7 +143,7 @@ class LeanPreviews:
                 new.append(value)
                 start = end
             self._rest, self._start = text[start:], 0
-            args = valid_as_sent("create_plan", {"type": "items", "id": PLAN_ID, "entries": new})
+            args = valid_as_sent(CREATE_PLAN, {"type": "items", "id": PLAN_ID, "entries": new})
             built = usual_items(PLAN_ID, args["entries"], self._rules, None) if args else None
             if built is None or len(self._entries) + len(new) > self._rules.limits.max_entries:
                 raise ValueError("not the usual steps: LeanPreviews handles only those")

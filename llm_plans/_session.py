@@ -15,18 +15,17 @@ from types import MappingProxyType
 from typing import Any
 
 from ._core import results
-from ._core.apply import Applied, Rejected, apply
+from ._core.apply import apply
 from ._core.builder import Rules, check_id
+from ._core.outcome import Applied, Read, Rejected
 from ._core.plans import AnyPlan, Book, PlanModels, Stored
 from ._core.results import ToolResult
 from ._core.snapshot import SkippedPlan, dump, load
 from ._core.snapshot import error as snapshot_error
-from ._dialects import OURS, lists_only, tools_of
+from ._core.tool import DEFAULT_LIST_ID, DEFAULT_PREFIXES, Names
 from ._errors import ConfigurationError, StreamError
 from ._limits import Limits
 from ._lock import SessionLock
-from ._models import ToolName
-from ._registry import DEFAULT_PREFIXES, Names
 from ._streaming.flights import DEFAULT_PREVIEW_BUDGET, Flight, Streams
 from ._streaming.preview import grown, preview
 from ._toolcalls import parse  # the call shapes only: the providers build on the session
@@ -35,7 +34,8 @@ from ._wire.flatten import Flattener, ReadText, read_plan_file
 from ._wire.forms import Json, WireForm
 from ._wire.outbox import Gate, Outbox, Send, is_async, takes_one_argument
 from ._wire.subagents import MAX_OPEN, Child, Subagents, check_child_id, check_text
-from .dialects._base import DEFAULT_LIST_ID, DialectTool, Read, name_of
+from .dialects import _OURS, _lists_only, _tools_of
+from .dialects.llm_plans import CREATE_PLAN
 
 __all__ = ["PlanSession", "Send"]
 
@@ -119,7 +119,7 @@ class PlanSession:
         preview_budget: float = DEFAULT_PREVIEW_BUDGET,
         on_commit: Callable[[PlanSession], None] | None = None,
         tool_prefixes: Iterable[str] = DEFAULT_PREFIXES,
-        dialects: str | Iterable[str] = (OURS,),
+        dialects: str | Iterable[str] = (_OURS,),
         list_id: str = DEFAULT_LIST_ID,
     ) -> None:
         if not callable(send):
@@ -154,15 +154,15 @@ class PlanSession:
             if form is None
             else forms.settled_form(forms.parse_form(form))
         )
-        self._tools = tools_of(dialects)
+        self._tools = _tools_of(dialects)
         limits = limits or Limits()
-        lists = any(not isinstance(tool, str) for tool in self._tools.values())
+        lists = any(not tool.plans_by_id for tool in self._tools.values())
         _check_list_id(list_id, limits)
         self._rules = Rules(
             limits,
             Path(workspace) if workspace else None,
             list_id if lists else None,
-            lists_only=lists_only(self._tools),
+            lists_only=_lists_only(self._tools),
         )
         flattener = Flattener(self._rules.limits, self._rules.workspace, read_text)
         self._outbox = Outbox(send, session_id, wire_form, flattener)
@@ -188,7 +188,7 @@ class PlanSession:
         )
         self._parent: tuple[PlanSession, Child] | None = None
         self._streams = Streams(preview_budget)
-        self._names = Names(tool_prefixes, self._tools)
+        self._names = Names(self._tools, tool_prefixes)
         self._discipline = discipline
         self._stream_interval = stream_interval
         self._on_commit = on_commit
@@ -223,7 +223,7 @@ class PlanSession:
             name: The tool name as the model sent it, prefix included.
         """
         tool = self._names.resolve(name)
-        return None if tool is None else name_of(tool)
+        return None if tool is None else tool.name
 
     @property
     def tool_names(self) -> tuple[str, ...]:
@@ -269,7 +269,7 @@ class PlanSession:
         rules = replace(self._rules, mirror=True) if mirror else self._rules
         if list_id is not None:
             _check_list_id(list_id, rules.limits)
-            if isinstance(tool, DialectTool):  # ours keep their rules (no empty plan "y")
+            if tool is not None and not tool.plans_by_id:  # ours keep theirs (no empty "y")
                 rules = replace(rules, list_id=list_id)
         async with self._lock.held():
             if tool is None:
@@ -282,7 +282,9 @@ class PlanSession:
                     plan_tools=self.tool_names,
                 )
             else:
-                outcome = apply(self._book, tool, arguments, rules, held=self._streams.held())
+                outcome = apply(
+                    self._book, tool, arguments, rules, reserved_ids=self._streams.reserved_ids()
+                )
             return await self._conclude(outcome, shown=())
 
     def handles(self, call: Any) -> bool:
@@ -308,15 +310,14 @@ class PlanSession:
                 rejected as cut off, and nothing changes.
         """
         parsed = parse(call)
-        tool = None if parsed is None else self.plan_tool(parsed.name)
+        tool = None if parsed is None else self._names.resolve(parsed.name)
         if parsed is None or tool is None:
             return None
         if truncated:
-            ours = isinstance(self._names.resolve(parsed.name), str)
-            problem = results.cut_off_problem(ours=ours)
-            result = ToolResult(False, Rejected(tool, [problem]).text, tool)
+            problem = results.Problem("", tool.cut_off)
+            result = ToolResult(False, Rejected(tool.name, [problem]).text, tool.name)
         else:
-            result = await self.call(tool, parsed.arguments)
+            result = await self.call(tool.name, parsed.arguments)
         return parsed.result(result.content, result.ok)
 
     # ---- streamed calls ---------------------------------------------------------------------
@@ -439,10 +440,8 @@ class PlanSession:
             if flight is None:
                 raise StreamError(f"no streamed call {call_id!r}; feed it before finishing it")
             if truncated:
-                outcome: Applied | Rejected | Read = Rejected(
-                    name_of(flight.tool),
-                    [results.cut_off_problem(ours=isinstance(flight.tool, str))],
-                )
+                problem = results.Problem("", flight.tool.cut_off)
+                outcome: Applied | Rejected | Read = Rejected(flight.tool.name, [problem])
             else:
                 final, size = (arguments, None) if arguments is not None else flight.arguments()
                 outcome = apply(
@@ -450,7 +449,7 @@ class PlanSession:
                     flight.tool,
                     final,
                     self._rules,
-                    held=self._streams.held(),
+                    reserved_ids=self._streams.reserved_ids(),
                     own_id=flight.own_id,
                     size=size,
                 )
@@ -527,12 +526,18 @@ class PlanSession:
         # about the text so far, and a call whose previews the core keeps refusing must not
         # cost that on every step.
         flight.previewed_now(asyncio.get_running_loop().time())
-        if fields is None or not _showable(flight.tool, fields):
+        previews = flight.tool.previews
+        if fields is None or not previews.shows(fields):
             return None
-        held = self._streams.held(but=flight)
+        reserved = self._streams.reserved_ids(but=flight)
         if flight.whole is not None:
             outcome = apply(
-                self._book, flight.tool, fields, self._rules, held=held, own_id=flight.own_id
+                self._book,
+                flight.tool,
+                fields,
+                self._rules,
+                reserved_ids=reserved,
+                own_id=flight.own_id,
             )
         else:  # the core validates and builds only what became final since the last preview
             outcome = preview(
@@ -541,12 +546,12 @@ class PlanSession:
                 fields,
                 self._rules,
                 flight.built,
-                held=held,
+                reserved_ids=reserved,
                 own_id=flight.own_id,
             )
         if not isinstance(outcome, Applied) or outcome.plan is None:
             return None
-        if flight.tool == "create_plan" and fields.get("id") is None:
+        if previews.keeps_generated_id and fields.get("id") is None:
             flight.own_id = outcome.plan.id
         return outcome.plan
 
@@ -554,7 +559,7 @@ class PlanSession:
         # A markdown plan's new lines, where the client is shown only its list items: a
         # preamble of prose must not spend the budget its checklist needs.
         content = fields.get("content")
-        if not isinstance(flight.tool, str) or not isinstance(content, str):
+        if "content" not in flight.tool.previews.text_keys or not isinstance(content, str):
             return True
         new, flight.lines_seen = content[flight.lines_seen :], len(content)
         return self._outbox.shows_lines(new)
@@ -898,7 +903,7 @@ class _Family:
 def _loaded(snapshot: Mapping[str, Any], rules: Rules, session_id: str, taken: set[str]) -> _Family:
     """A snapshot's plans and those of its subagents, checked as `restore` checks them;
     `taken`: the session ids no child may have (the connection's others, growing as read)."""
-    book, skipped = load(snapshot, rules)
+    book, skipped = load(snapshot, rules, CREATE_PLAN)
     raw = snapshot.get("subagents", [])
     if not isinstance(raw, list) or len(raw) > _MAX_SNAPSHOT_CHILDREN:
         raise ConfigurationError(
@@ -951,15 +956,3 @@ def _check_list_id(list_id: object, limits: Limits) -> None:
         raise ConfigurationError(
             f"list_id must be a plan id (short text without control characters); got {list_id!r}"
         )
-
-
-def _showable(tool: ToolName | DialectTool, fields: Mapping[str, Any]) -> bool:
-    # A preview needs to know which plan it shows (an update's id, a create's type) and have
-    # something to show.
-    if isinstance(tool, DialectTool):
-        return tool.list_field is not None and bool(fields.get(tool.list_field))
-    if tool == "update_plan" and not isinstance(fields.get("id"), str):
-        return False
-    if tool == "create_plan" and "type" not in fields:
-        return False
-    return any(fields.get(k) for k in ("entries", "content", "uri", "changes"))

@@ -17,12 +17,12 @@ import functools
 from typing import TYPE_CHECKING, Any, cast
 
 from ._core.prompts import prompt
-from ._dialects import NAMES as DIALECT_NAMES
-from ._dialects import OURS, Tool, tools_of
+from ._core.tool import PlanTool
 from ._errors import ConfigurationError
 from ._models import ToolName
-from ._registry import TOOLS, PlanTool
-from .dialects._base import DialectTool
+from .dialects import _NAMES as DIALECT_NAMES
+from .dialects import _OURS as OURS
+from .dialects import _tools_of as tools_of
 
 if TYPE_CHECKING:
     from anthropic.types import ToolParam
@@ -39,7 +39,7 @@ __all__ = [
     "system_prompt",
 ]
 
-NAMES: tuple[ToolName, ...] = tuple(TOOLS)
+NAMES: tuple[ToolName, ...] = ("create_plan", "update_plan", "remove_plan")
 """The plan tools' names: `create_plan`, `update_plan`, `remove_plan`."""
 
 # Never sent: titles and defaults repeat what names and descriptions say; minLength is refused
@@ -150,7 +150,7 @@ def anthropic(strict: bool = False, *, dialect: str = OURS) -> list[ToolParam]:
 
 def description(name: str, *, dialect: str = OURS) -> str:
     """The description the model reads of the tool `name` of `dialect`, from
-    `prompts/<name>.md` (ours) or `prompts/<dialect>/<name>.md`.
+    `prompts/<dialect>/<name>.md`.
 
     Args:
         name: The tool's plain name, one of `dialect`'s (ConfigurationError otherwise).
@@ -162,7 +162,7 @@ def description(name: str, *, dialect: str = OURS) -> str:
 
 def system_prompt(*, dialect: str = OURS) -> str:
     """Guidance for the agent that plans with `dialect`'s tools, for its system prompt
-    (`prompts/system.md`, `prompts/<dialect>/system.md`): when to plan and how, which the
+    (`prompts/<dialect>/system.md`): when to plan and how, which the
     tool descriptions only sketch.
 
     Args:
@@ -170,7 +170,7 @@ def system_prompt(*, dialect: str = OURS) -> str:
             `"claude_todos"`, `"claude_tasks"`, `"codex"`, `"write_todos"` or `"cursor"`.
     """
     _tools(dialect)  # an unknown dialect is a ConfigurationError, not a missing file
-    return prompt("system" if dialect == OURS else f"{dialect}/system")
+    return prompt(f"{dialect}/system")
 
 
 def schema(
@@ -201,13 +201,10 @@ def schema(
 
 
 @functools.cache
-def _schema(
-    tool: PlanTool | DialectTool, all_required: bool, drop: frozenset[str]
-) -> dict[str, Any]:
-    # Ours are described by their argument models; another dialect's tool by its definition
-    # (the shape its models were trained on; its adapter also takes the variants they send).
-    arguments = tool.arguments if isinstance(tool, PlanTool) else tool.definition
-    raw = arguments.model_json_schema()
+def _schema(tool: PlanTool, all_required: bool, drop: frozenset[str]) -> dict[str, Any]:
+    # A tool is described by its definition (the shape its models were trained on; its
+    # adapter also takes the variants they send).
+    raw = tool.definition.model_json_schema()
     defs = raw.pop("$defs", {})
     return cast("dict[str, Any]", _clean(raw, defs, all_required, drop | _ALWAYS_DROP))
 
@@ -217,7 +214,7 @@ def _names(dialect: object) -> tuple[str, ...]:
     return tuple(_tools(dialect))
 
 
-def _tools(dialect: object) -> dict[str, Tool]:
+def _tools(dialect: object) -> dict[str, PlanTool]:
     if not isinstance(dialect, str):
         raise ConfigurationError(
             f"dialect must be one dialect's name, one of {', '.join(DIALECT_NAMES)}; "
@@ -226,7 +223,7 @@ def _tools(dialect: object) -> dict[str, Tool]:
     return tools_of(dialect)  # ConfigurationError for a name that is no dialect's
 
 
-def _tool(name: object, dialect: object) -> PlanTool | DialectTool:
+def _tool(name: object, dialect: object) -> PlanTool:
     found = _tools(dialect)
     tool = found.get(name) if isinstance(name, str) else None
     if tool is None:
@@ -235,7 +232,7 @@ def _tool(name: object, dialect: object) -> PlanTool | DialectTool:
         raise ConfigurationError(
             f"dialect {dialect!r} has no tool named {name!r} (its tools: {', '.join(found)})" + hint
         )
-    return TOOLS[tool] if isinstance(tool, str) else tool
+    return tool
 
 
 def _clean(node: Any, defs: dict[str, Any], all_required: bool, drop: frozenset[str]) -> Any:

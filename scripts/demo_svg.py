@@ -21,7 +21,7 @@ from typing import Any
 from rich.console import Console, Group
 from rich.text import Text
 
-from llm_plans import _demo
+from llm_plans._cli import demo as _demo
 from llm_plans.view import PlanBoard, ShownPlan
 
 ROOT = Path(__file__).resolve().parents[1]

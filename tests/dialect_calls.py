@@ -26,9 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import strategies as st
+from registry import DIALECTS
 from strategies import DEEP, step_text
-
-from llm_plans._dialects import DIALECTS
 
 LONG = 1_001  # one past the default max_entry_chars
 MANY = 201  # one past the default max_entries

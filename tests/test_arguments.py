@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from typing import Any
-from unittest import mock
 
 import pytest
 import strategies
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
+from registry import OUR_TOOLS
 
 from llm_plans import (
     CreatePlanArgs,
@@ -21,7 +22,9 @@ from llm_plans import (
     UpdatePlanArgs,
 )
 from llm_plans._core import arguments
-from llm_plans._core.arguments import _ADAPTERS, Rejection, parse
+from llm_plans._core.arguments import ADAPTERS, Rejection, parse
+from llm_plans._core.tool import PlanTool
+from llm_plans.dialects.llm_plans import CREATE_PLAN, UPDATE_PLAN
 from llm_plans.testing import RecordingSend
 
 DEEP = "[" * 50_000 + "]" * 50_000
@@ -91,7 +94,7 @@ async def test_handle_and_finish_reject_deep_nesting_too() -> None:
 def test_the_size_limit_counts_bytes_for_text_and_dicts(arguments: Any) -> None:
     limits = Limits(max_arguments_bytes=1000)  # 600 characters, 1,200 bytes
     with pytest.raises(Rejection) as caught:
-        parse("create_plan", arguments, limits)
+        parse(CREATE_PLAN, arguments, limits)
     assert "at most 1000 are accepted" in caught.value.problems[0].message
 
 
@@ -104,7 +107,7 @@ def test_the_size_limit_counts_bytes_for_text_and_dicts(arguments: Any) -> None:
     ],
 )
 def test_the_hot_path_validators_mirror_the_public_models(model: Any, tool: str) -> None:
-    fast = _ADAPTERS[tool].json_schema()  # type: ignore[index]
+    fast = ADAPTERS[tool].json_schema()  # type: ignore[index]
     public = TypeAdapter(model).json_schema()
     assert list(fast["properties"]) == list(public["properties"])
     assert fast.get("required") == public.get("required")
@@ -191,9 +194,14 @@ def _one_pass_inputs() -> st.SearchStrategy[tuple[str, Any]]:
 _WIRE_ORDER = ("content", "priority", "status", "_meta")
 
 
-def _answer(tool: str, text: str | bytes, limits: Limits) -> Any:
+def _strict(tool: PlanTool) -> PlanTool:
+    """`tool` without its quick parse: every call takes the strict path."""
+    return dataclasses.replace(tool, quick_parse=None)
+
+
+def _answer(tool: PlanTool, text: str | bytes, limits: Limits) -> Any:
     try:
-        return ("ok", parse(tool, text, limits))  # type: ignore[arg-type]
+        return ("ok", parse(tool, text, limits))
     except Rejection as rejection:
         return ("rejected", [(p.path, p.message, p.sent) for p in rejection.problems])
 
@@ -203,15 +211,14 @@ def _answer(tool: str, text: str | bytes, limits: Limits) -> Any:
 def test_the_one_pass_parse_answers_as_the_strict_parse_does(
     call: tuple[str, Any], chars: int
 ) -> None:
-    tool, text = call
+    tool, text = OUR_TOOLS[call[0]], call[1]
     limits = Limits(max_entry_chars=chars)
     fast = _answer(tool, text, limits)
-    with mock.patch.object(arguments, "_one_pass", return_value=None):
-        strict = _answer(tool, text, limits)
+    strict = _answer(_strict(tool), text, limits)
     assert fast == strict
     if fast[0] == "ok":
         # What the one pass vouches for: every entry's text within the limit.
-        args, bounded = arguments.parse_bounded(tool, text, limits)  # type: ignore[arg-type]
+        args, bounded = arguments.parse_bounded(tool, text, limits)
         if bounded:
             assert all(len(entry["content"]) <= chars for entry in args.get("entries") or ())
         assert json.dumps(fast[1]) == json.dumps(strict[1])
@@ -228,24 +235,23 @@ def test_a_length_limit_pydantic_cannot_hold_leaves_the_texts_to_the_builder() -
     text = json.dumps({"id": "p", "entries": [{"content": "Read the parser", "status": None}]})
     for chars in (math.inf, 1e4, 10.0, -1, 10**30, 2**64):
         limits = Limits(max_entry_chars=chars)  # type: ignore[arg-type]
-        fast = _answer("update_plan", text, limits)
-        with mock.patch.object(arguments, "_one_pass", return_value=None):
-            assert fast == _answer("update_plan", text, limits)
-        bounded = arguments.parse_bounded("update_plan", text, limits)[1]
+        fast = _answer(UPDATE_PLAN, text, limits)
+        assert fast == _answer(_strict(UPDATE_PLAN), text, limits)
+        bounded = arguments.parse_bounded(UPDATE_PLAN, text, limits)[1]
         assert bounded is (type(chars) is int and chars >= 0)
 
 
 def test_the_one_pass_parse_is_taken_for_the_usual_call() -> None:
     text = json.dumps({"id": "p:1", "entries": [{"content": "Run: tests", "status": None}]})
-    assert arguments._one_pass("update_plan", text.encode(), 10) is not None
-    assert arguments.parse_bounded("update_plan", text, Limits(max_entry_chars=10))[1]
+    assert arguments.one_pass("update_plan", text.encode(), 10) is not None
+    assert arguments.parse_bounded(UPDATE_PLAN, text, Limits(max_entry_chars=10))[1]
     # A text past the limit is left to the strict path, which the limits then refuse.
-    assert arguments._one_pass("update_plan", text.encode(), 9) is None
-    assert not arguments.parse_bounded("update_plan", text, Limits(max_entry_chars=9))[1]
+    assert arguments.one_pass("update_plan", text.encode(), 9) is None
+    assert not arguments.parse_bounded(UPDATE_PLAN, text, Limits(max_entry_chars=9))[1]
     twice = '{"id": "p", "id": "q:", "entries": null}'
-    assert arguments._one_pass("update_plan", twice.encode(), 1000) is None
+    assert arguments.one_pass("update_plan", twice.encode(), 1000) is None
     # It ignores a key no field has, and its count sends the call to the strict path.
     for extra in ('{"id": "p", "x": 1}', '{"id": "p", "entries": [{"content": "a", "x": 1}]}'):
-        assert arguments._one_pass("update_plan", extra.encode(), 1000) is None
+        assert arguments.one_pass("update_plan", extra.encode(), 1000) is None
         with pytest.raises(Rejection):
-            parse("update_plan", extra, Limits())
+            parse(UPDATE_PLAN, extra, Limits())

@@ -269,7 +269,7 @@ def test_the_dialect_tables_say_what_the_docs_claim() -> None:
     the plan; every dialect's definitions fit the byte budget of ours."""
     by_key = {t["key"]: t for t in json.loads(RESULTS.read_text("utf-8"))["tables"]}
     definitions, written = by_key["i1"], by_key["i2"]
-    from llm_plans._dialects import NAMES
+    from registry import NAMES
 
     assert [row[0] for row in definitions["rows"]] == list(NAMES)
     assert [row[0] for row in written["rows"]] == list(NAMES)

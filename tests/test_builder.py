@@ -18,6 +18,7 @@ from llm_plans._core.arguments import Rejection, validate
 from llm_plans._core.builder import Rules, build, usual_items
 from llm_plans._core.plans import Book, Stored
 from llm_plans._limits import Limits
+from llm_plans.dialects.llm_plans import UPDATE_PLAN
 
 # Tight limits, so that drawn calls cross them: at most three steps of 24 characters.
 _LIMITS = Limits(max_entries=3, max_entry_chars=24)
@@ -47,7 +48,7 @@ _ANY_ENTRY = st.fixed_dictionaries(
 
 def _validated_entries(raw: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
     try:
-        args = validate("update_plan", {"id": "p", "entries": raw})
+        args = validate(UPDATE_PLAN, {"id": "p", "entries": raw})
     except Rejection:
         return None
     return list(args["entries"])
@@ -110,9 +111,9 @@ def test_an_update_that_takes_the_shortcut_is_the_update_the_whole_way_gives(
 ) -> None:
     book = Book({"p": current}, next_number=2)
     call = {"id": "p", "type": kind, "entries": raw, "content": content, "changes": changes}
-    short = apply(book, "update_plan", call, rules)
+    short = apply(book, UPDATE_PLAN, call, rules)
     with mock.patch.object(_apply, "usual_items", return_value=None):
-        whole = apply(book, "update_plan", call, rules)
+        whole = apply(book, UPDATE_PLAN, call, rules)
     if isinstance(whole, Applied):
         assert isinstance(short, Applied)
         assert short.plan is not None

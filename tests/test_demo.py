@@ -176,7 +176,7 @@ def test_demo_from_a_wheel_in_a_fresh_virtualenv(installed: Installed, tmp_path:
         timeout=TIMEOUT,
     ).stdout.splitlines()
     assert where == [
-        str(installed.site / "llm_plans" / "_demo.py"),
+        str(installed.site / "llm_plans" / "_cli" / "demo.py"),
         str(installed.site / "llm_plans" / "_examples"),
     ]
     check_demo_output(run_demo(command=[installed.command], cwd=tmp_path))

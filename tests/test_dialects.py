@@ -1,6 +1,6 @@
 """Every registered dialect held to the guarantees our own tools keep, whatever the model sends.
 
-Generic over `llm_plans._dialects.DIALECTS` (a dialect registered later is covered as soon as
+Generic over `llm_plans.dialects` (a dialect registered later is covered as soon as
 tests/dialect_calls.py has its calls), with calls written from the peers' own shapes:
 
 1. a streamed call, in any fragmentation (text or bytes, `feed` or `feed_nowait`), finishes as
@@ -45,11 +45,11 @@ from dialect_calls import (
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from registry import DIALECTS, OURS
+from registry import tools_of as session_tools
 from strategies import as_sent, create_args, fragments, remove_args, strictly_json, update_args
 
 from llm_plans import ConfigurationError, Limits, PlanSession, StreamError, ToolResult
-from llm_plans._dialects import DIALECTS, OURS
-from llm_plans._dialects import tools_of as session_tools
 from llm_plans.testing import RecordingSend
 
 MAX_ENTRY_CHARS = Limits().max_entry_chars  # every session here has the default

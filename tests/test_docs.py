@@ -296,12 +296,12 @@ def test_the_agent_search_section_states_the_search_s_constants() -> None:
 
 
 def test_the_rejection_bounds_are_the_ones_the_code_keeps() -> None:
-    from llm_plans._core import results as _feedback
+    from llm_plans._core import results
 
     text = (DOCS / "limits-and-guarantees.md").read_text()
     bullet = text[text.index("- **Rejections are small.**") :].split("\n- ")[0]
-    assert f"first {_feedback.MAX_PROBLEMS_LISTED} problems" in bullet
-    assert f"({_feedback.MAX_REJECTION_BYTES:,} UTF-8 bytes)" in bullet
-    assert f"cut to {_feedback._MAX_LINE_BYTES} bytes" in bullet
-    assert f"to {_feedback._MAX_SHOWN} characters" in bullet
-    assert f"to {_feedback._MAX_CONTEXT_BYTES:,} bytes" in bullet
+    assert f"first {results.MAX_PROBLEMS_LISTED} problems" in bullet
+    assert f"({results.MAX_REJECTION_BYTES:,} UTF-8 bytes)" in bullet
+    assert f"cut to {results._MAX_LINE_BYTES} bytes" in bullet
+    assert f"to {results._MAX_SHOWN} characters" in bullet
+    assert f"to {results._MAX_CONTEXT_BYTES:,} bytes" in bullet

@@ -43,11 +43,11 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from registry import NAMES, OURS
 from strategies import create_args, update_args
 from wire import Recorder, openai_client, responses_response, responses_stream, sse
 
 from llm_plans import PlanSession
-from llm_plans._dialects import NAMES, OURS
 from llm_plans.integrations import claude_agent_sdk, langchain, openai_agents, pydantic_ai
 from llm_plans.testing import RecordingSend
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from registry import DIALECTS, NAMES, OURS
 
 from llm_plans import ConfigurationError, PlanSession
-from llm_plans._dialects import DIALECTS, NAMES, OURS
 from llm_plans.integrations._dialect import dialect_for, names_of
 from llm_plans.testing import RecordingSend
 

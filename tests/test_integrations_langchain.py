@@ -19,9 +19,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 from pydantic import Field
+from registry import NAMES
 
 from llm_plans import ConfigurationError, PlanSession, tools
-from llm_plans._dialects import NAMES
 from llm_plans.integrations.langchain import PlanPreviews, plan_tools
 from llm_plans.testing import RecordingSend
 

@@ -15,10 +15,10 @@ import todo_write
 from agents import Agent, OpenAIChatCompletionsModel, OpenAIResponsesModel, RunConfig, Runner
 from client_view import ClientView, expected
 from integration_pipe import run_example
+from registry import NAMES
 from wire import Recorder, chat_stream, openai_client, responses_response, responses_stream, sse
 
 from llm_plans import ConfigurationError, PlanSession, tools
-from llm_plans._dialects import NAMES
 from llm_plans.integrations.openai_agents import PlanPreviews, plan_tools
 from llm_plans.testing import RecordingSend
 

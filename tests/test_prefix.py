@@ -337,7 +337,7 @@ def jiter_oracle(text: str) -> Any:
 
     A number too large for a float (1e309) is valid JSON that jiter reads as an infinity; the
     scanner, which judges structure only, must agree. The core refuses infinities where they
-    can reach a plan (`_repair.finite`), on every path alike.
+    can reach a plan (`_core.repair.finite`), on every path alike.
     """
     try:
         value = jiter.from_json(text.encode(), allow_inf_nan=False, catch_duplicate_keys=True)

@@ -9,22 +9,24 @@ from typing import Any
 
 from hypothesis import event, given
 from hypothesis import strategies as st
+from registry import OUR_TOOLS, tools_of
 from strategies import PRIORITIES, STATUSES, entry
 from test_prefix import fed_in_pieces
 
 from llm_plans import Limits
-from llm_plans._core.apply import Applied, Rejected, apply
+from llm_plans._core.apply import apply
 from llm_plans._core.arguments import Decoded
 from llm_plans._core.builder import Rules
+from llm_plans._core.outcome import Applied, Read, Rejected
 from llm_plans._core.plans import Book, Stored
-from llm_plans._dialects import tools_of
-from llm_plans._models import ToolName
+from llm_plans._core.tool import PlanTool
 from llm_plans._streaming.partial_json import FinalPrefix
 from llm_plans._streaming.preview import Built, grown, preview
-from llm_plans.dialects._base import DialectTool, Read
+from llm_plans.dialects.llm_plans import CREATE_PLAN
 
 INF = "__INF__"  # stands for 1e999 in the text: JSON that decodes to an infinity
 TODO_WRITE = tools_of("claude_todos")["TodoWrite"]
+TOOLS = {**OUR_TOOLS, "TodoWrite": TODO_WRITE}
 
 # Entries of every kind: valid, repairable (a status or priority synonym, padding the
 # validator strips, a step as a string), and hostile (unknown fields, wrong types, empty or
@@ -52,9 +54,10 @@ any_entry = st.one_of(entry(), entry(), entry(), strange_entries)
 
 
 @st.composite
-def call(draw: st.DrawFn) -> tuple[str | DialectTool, str]:
+def call(draw: st.DrawFn) -> tuple[PlanTool, str]:
     """A plan tool and the JSON text of its arguments."""
-    tool = draw(st.sampled_from(["create_plan", "create_plan", "update_plan", "TodoWrite"]))
+    name = draw(st.sampled_from(["create_plan", "create_plan", "update_plan", "TodoWrite"]))
+    tool = TOOLS[name]
     # Half the calls are all valid entries (the preview's own way), half mixed.
     listed = draw(st.lists(entry() if draw(st.booleans()) else any_entry, max_size=8))
     if tool == "TodoWrite":
@@ -71,9 +74,9 @@ def call(draw: st.DrawFn) -> tuple[str | DialectTool, str]:
     args = {}
     keys = ["type", "id", "entries", "content", "uri", "note", "changes"]
     for key in draw(st.permutations(keys)):
-        if key == "type" and (tool == "create_plan" or draw(st.booleans())):
+        if key == "type" and (name == "create_plan" or draw(st.booleans())):
             args["type"] = draw(st.sampled_from(["items"] * 5 + ["item", "markdown", None]))
-        elif key == "id" and (tool == "update_plan" or draw(st.booleans())):
+        elif key == "id" and (name == "update_plan" or draw(st.booleans())):
             args["id"] = draw(
                 st.sampled_from(["taken", "taken", "p", "p", "ghost", "", None, "md"])
             )
@@ -83,7 +86,7 @@ def call(draw: st.DrawFn) -> tuple[str | DialectTool, str]:
             args[key] = draw(st.sampled_from([None, "text"]))
         elif key == "note" and draw(st.integers(0, 7)) == 0:
             args["note"] = 1
-        elif key == "changes" and tool == "update_plan" and draw(st.integers(0, 7)) == 0:
+        elif key == "changes" and name == "update_plan" and draw(st.integers(0, 7)) == 0:
             args["changes"] = [{"step": 1, "status": "completed"}]
     indent = draw(st.sampled_from([None, None, 1]))
     text = json.dumps(args, indent=indent, ensure_ascii=draw(st.booleans()))
@@ -100,7 +103,7 @@ def books(draw: st.DrawFn, rules: Rules) -> Book:
         (None, {"type": "items", "entries": [{"content": "generated"}]}),
     ):
         if draw(st.booleans()):
-            done = apply(book, "create_plan", {"id": plan_id, **extra}, rules)
+            done = apply(book, CREATE_PLAN, {"id": plan_id, **extra}, rules)
             assert isinstance(done, Applied)
             book = done.book
     return book
@@ -143,7 +146,7 @@ def assert_same(got: Applied | Rejected | Read, expected: Applied | Rejected | R
 )
 def test_a_preview_built_from_what_is_new_is_the_cores_answer_for_the_whole_prefix(
     data: st.DataObject,
-    tool_and_text: tuple[str | DialectTool, str],
+    tool_and_text: tuple[PlanTool, str],
     sizes: list[int],
     asks: list[bool],
     limits: Limits,
@@ -154,28 +157,25 @@ def test_a_preview_built_from_what_is_new_is_the_cores_answer_for_the_whole_pref
     rules = Rules(limits, list_id="main")
     book = data.draw(books(rules))
     # The scanner as the session's streams make it for this tool.
-    if isinstance(tool, DialectTool):
-        scanner = FinalPrefix(list_keys=(TODO_WRITE.list_field or "",), text_keys=())
-    else:
-        scanner = FinalPrefix()
+    scanner = FinalPrefix(list_keys=tool.previews.list_keys, text_keys=tool.previews.text_keys)
     built = Built()
     for _ in fed_in_pieces(scanner, text, sizes, asks):
         lane = grown_lane(scanner, book, tool, rules, built)
         fields = scanner.final()
         if fields is None:
             return  # broken text: no preview, as today
-        expected = apply(book, tool, Decoded(fields), rules, held=held, own_id=own_id)
+        expected = apply(book, tool, Decoded(fields), rules, reserved_ids=held, own_id=own_id)
         if lane is not None:
             assert_lane_is(lane, expected)
         else:
-            got = preview(book, tool, fields, rules, built, held=held, own_id=own_id)
+            got = preview(book, tool, fields, rules, built, reserved_ids=held, own_id=own_id)
             assert_same(got, expected)
         if data.draw(st.integers(0, 4)) == 0 and isinstance(expected, Applied):
             book = expected.book  # another call committed between two previews
 
 
 def grown_lane(
-    scanner: FinalPrefix, book: Book, tool: ToolName | DialectTool, rules: Rules, built: Built
+    scanner: FinalPrefix, book: Book, tool: PlanTool, rules: Rules, built: Built
 ) -> Stored | None:
     """The usual preview, asked first as the session asks it: the last one with more steps."""
     new = scanner.grown(built.sent) if built.plan is not None else None
@@ -201,7 +201,7 @@ usual_entry = st.fixed_dictionaries(
 
 @given(
     st.data(),
-    st.sampled_from(["create_plan", "update_plan"]),
+    st.sampled_from([OUR_TOOLS["create_plan"], OUR_TOOLS["update_plan"]]),
     st.lists(st.one_of(*[usual_entry] * 7, entry()), min_size=2, max_size=9),
     st.lists(st.integers(1, 30), min_size=1, max_size=4),
     st.sampled_from([Limits(), Limits(max_entries=5, max_entry_chars=10, max_plans=3)]),
@@ -210,7 +210,7 @@ usual_entry = st.fixed_dictionaries(
 )
 def test_the_usual_preview_grown_from_its_new_steps_is_the_cores_answer(
     data: st.DataObject,
-    tool: ToolName,
+    tool: PlanTool,
     steps: list[dict[str, Any]],
     sizes: list[int],
     limits: Limits,
@@ -222,10 +222,10 @@ def test_the_usual_preview_grown_from_its_new_steps_is_the_cores_answer(
     rules = Rules(limits)
     book = data.draw(books(rules))
     args: dict[str, Any] = {"type": "items"}
-    if tool == "update_plan":
+    if tool.name == "update_plan":
         args["id"] = "taken"
         if "taken" not in book.plans:
-            done = apply(book, "create_plan", {"id": "taken", "type": "items", "entries": steps})
+            done = apply(book, CREATE_PLAN, {"id": "taken", "type": "items", "entries": steps})
             book = done.book if isinstance(done, Applied) else book
     elif data.draw(st.booleans()):
         args["id"] = data.draw(st.sampled_from(["taken", "p", "p", None]))
@@ -242,12 +242,12 @@ def test_the_usual_preview_grown_from_its_new_steps_is_the_cores_answer(
         lane = grown_lane(scanner, book, tool, rules, built)
         fields = scanner.final()
         assert fields is not None
-        expected = apply(book, tool, Decoded(fields), rules, held=held, own_id=own_id)
+        expected = apply(book, tool, Decoded(fields), rules, reserved_ids=held, own_id=own_id)
         if lane is not None:
             assert_lane_is(lane, expected)
             grew += 1
         else:
-            got = preview(book, tool, fields, rules, built, held=held, own_id=own_id)
+            got = preview(book, tool, fields, rules, built, reserved_ids=held, own_id=own_id)
             assert_same(got, expected)
         if isinstance(expected, Applied) and expected.plan and fields.get("id") is None:
             own_id = expected.plan.id  # as the session keeps a generated id
@@ -270,12 +270,12 @@ def test_the_usual_preview_is_the_last_one_grown() -> None:
         if not scanner.feed(char):
             continue
         new = scanner.grown(built.sent) if built.plan is not None else None
-        lane = None if new is None else grown(book, "create_plan", new, rules, built)
+        lane = None if new is None else grown(book, CREATE_PLAN, new, rules, built)
         fields = scanner.final()
         assert fields is not None
         if "entries" not in fields:
             continue  # no step yet: a plan without steps shows nothing
-        expected = apply(book, "create_plan", Decoded(fields), rules)
+        expected = apply(book, CREATE_PLAN, Decoded(fields), rules)
         assert isinstance(expected, Applied)
         assert expected.plan is not None
         if lane is not None:
@@ -283,9 +283,9 @@ def test_the_usual_preview_is_the_last_one_grown() -> None:
             assert lane.same(expected.plan)
         else:
             ways.append("preview")
-            assert_same(preview(book, "create_plan", fields, rules, built), expected)
+            assert_same(preview(book, CREATE_PLAN, fields, rules, built), expected)
         if len(ways) == 3:
-            other = apply(book, "create_plan", {"type": "items", "entries": [{"content": "x"}]})
+            other = apply(book, CREATE_PLAN, {"type": "items", "entries": [{"content": "x"}]})
             assert isinstance(other, Applied)
             book = other.book  # another call committed: the next preview is worked out anew
     # Steps 0 to 2, the book changes, 3 and 4; step 5 is repaired, and from then on the list
@@ -301,14 +301,14 @@ def test_a_usual_step_past_the_limit_is_not_grown_but_refused() -> None:
         if not scanner.feed(char):
             continue
         if (new := scanner.grown(built.sent)) is not None:
-            plans.append(grown(book, "create_plan", new, rules, built))
+            plans.append(grown(book, CREATE_PLAN, new, rules, built))
         elif (fields := scanner.final()) and "entries" in fields:
-            plans.append(preview(book, "create_plan", fields, rules, built))
+            plans.append(preview(book, CREATE_PLAN, fields, rules, built))
     assert isinstance(plans[0], Applied)
     assert isinstance(plans[1], Stored)
     assert len(plans[1].entries) == 2  # grown
     assert plans[2] is None  # the third step is past the limit: `preview` decides
-    assert isinstance(preview(book, "create_plan", scanner.final() or {}, rules, built), Rejected)
+    assert isinstance(preview(book, CREATE_PLAN, scanner.final() or {}, rules, built), Rejected)
 
 
 def test_the_entries_built_before_are_reused_not_rebuilt() -> None:
@@ -323,7 +323,7 @@ def test_the_entries_built_before_are_reused_not_rebuilt() -> None:
         if scanner.feed(text[start : start + 7]):
             fields = scanner.final()
             assert fields is not None
-            outcome = preview(Book(), "create_plan", fields, rules, built)
+            outcome = preview(Book(), CREATE_PLAN, fields, rules, built)
             if isinstance(outcome, Applied) and outcome.plan is not None:
                 shown.append(outcome.plan.entries)
     assert len(shown) > 3

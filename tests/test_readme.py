@@ -98,7 +98,7 @@ def dialect_rows(text: str) -> dict[str, str]:
 def test_the_dialects_tables_name_every_dialect_with_its_published_bytes() -> None:
     """README's and the Dialects page's tables are copied from benchmark table i2 by hand:
     they must show today's figures, for every registered dialect."""
-    from llm_plans._dialects import NAMES
+    from registry import NAMES
 
     results = json.loads((ROOT / "benchmarks" / "results.json").read_text())
     [i2] = [table for table in results["tables"] if table["key"] == "i2"]

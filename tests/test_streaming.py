@@ -47,13 +47,13 @@ async def test_previews_after_the_first_are_worked_out_from_their_new_steps(
     # more than steps became final (the list's `]`, the call's `}`, which show nothing new).
     # The client gets what it got before (test_previews_carry_only_complete_entries).
     asked: list[str] = []
-    decide = llm_plans._streaming.preview.apply_validated
+    decide = llm_plans._streaming.preview.run
 
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        asked.append(args[1])
-        return decide(*args, **kwargs)
+    def counted(call: Any) -> Any:
+        asked.append(call.tool.name)
+        return decide(call)
 
-    monkeypatch.setattr(llm_plans._streaming.preview, "apply_validated", counted)
+    monkeypatch.setattr(llm_plans._streaming.preview, "run", counted)
     send = RecordingSend()
     session = PlanSession(send, session_id="s", client_capabilities={"plan": {}}, stream_interval=0)
     await stream(session, "c1", CREATE, size=1)

@@ -10,6 +10,7 @@ import pytest
 from client_view import ClientView, check_compliant, expected
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from registry import OUR_TOOLS
 from strategies import PRIORITIES, STATUSES, step_text
 
 from llm_plans import Limits, PlanSession, WireForm
@@ -224,7 +225,7 @@ def test_an_empty_bytes_fragment_keeps_a_streams_text_as_text() -> None:
     fast path, and the finished call gets it as the text it was."""
     from llm_plans._streaming.flights import Flight
 
-    flight = Flight("create_plan", limit=1000)
+    flight = Flight(OUR_TOOLS["create_plan"], limit=1000)
     assert not flight.add(b"")
     assert flight.add('{"type":"items","entries":[{"content":"a"}')
     assert flight.arguments() == ('{"type":"items","entries":[{"content":"a"}', None)

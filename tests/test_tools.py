@@ -16,10 +16,9 @@ from inline_snapshot import snapshot
 from openai.types.chat import ChatCompletionFunctionToolParam
 from openai.types.responses import FunctionToolParam
 from pydantic import TypeAdapter
+from registry import DIALECTS, NAMES, OUR_TOOLS, OURS
 
 from llm_plans import ConfigurationError, tools
-from llm_plans._dialects import DIALECTS, NAMES, OURS
-from llm_plans._registry import TOOLS
 
 OPENAI_STRICT_REJECTS = {
     "oneOf",
@@ -730,7 +729,7 @@ def test_argument_models_accept_what_the_schema_allows(
     schema = tools.schema(name, all_required=strict)  # type: ignore[arg-type]
     arguments = data.draw(from_schema(schema))
     jsonschema.validate(arguments, schema)
-    TOOLS[name].arguments.model_validate_json(json.dumps(arguments))  # type: ignore[index]
+    OUR_TOOLS[name].definition.model_validate_json(json.dumps(arguments))
 
 
 def test_the_update_plan_example_is_valid_in_strict_form() -> None:

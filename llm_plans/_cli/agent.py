@@ -30,7 +30,7 @@ def examples_dir() -> Path:
     """
     # A real directory, not just a Traversable: the agent runs as a subprocess from it.
     packaged = Path(str(resources.files("llm_plans") / "_examples"))
-    checkout = Path(__file__).resolve().parent.parent / "examples"
+    checkout = Path(__file__).resolve().parents[2] / "examples"
     for folder in (packaged, checkout):
         if (folder / "coding_agent.py").is_file():
             return folder

@@ -1,22 +1,23 @@
-"""The pure core: a tool call and the current plans in, the next plans or the problems out.
+"""The core's writers: a tool call and the current plans in, the next plans or the problems out.
 
-Every path asks this one function: plain calls, a streamed call's previews and its final
-arguments, restored snapshots. It decides validity, limits, generated ids (honouring ids that
-streams in flight hold) and the next state; it never raises for anything a model sends.
+Every path asks `apply`: plain calls, a streamed call's final arguments, restored snapshots
+(a streamed call's previews, whose arguments are parsed already, ask `run`). It parses the
+arguments, then lets the tool run the call through the writers here (`create`, `update`,
+`remove` for ours, `write_list` for every list dialect), which decide validity, limits,
+generated ids (honouring ids that streams in flight hold) and the next state. It never
+raises for anything a model sends.
 """
 
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, replace
-from typing import Any, overload
+from collections.abc import Callable, Collection
+from dataclasses import replace
+from typing import Any
 
-from .._models import PlanType, ToolName
-from .._registry import TOOLS
-from ..dialects._base import Call, DialectTool, Read
+from .._models import PlanType
 from . import results
-from .arguments import Rejection, parse, parse_bounded
+from .arguments import Rejection, parse_bounded
 from .builder import (
     FIELD_FOR,
     Rules,
@@ -26,160 +27,55 @@ from .builder import (
     check_step_text,
     usual_items,
 )
+from .outcome import Applied, Read, Rejected
 from .plans import Book, Json, Stored, extra_of, meta_with
 from .results import Problem
+from .tool import Call, PlanTool
 
-
-@dataclass  # not frozen, as Stored: made on every call, never changed
-class Applied:
-    """A call that changed the book."""
-
-    tool: str
-    book: Book
-    plan_id: str
-    plan: Stored | None
-    """The plan after the call; None when it was removed."""
-    changed: tuple[int, ...] = ()
-    """The step numbers a `changes` update touched, in the order sent."""
-    say: Callable[[bool], str] | None = None
-    """A dialect's result text, given whether discipline notes are on; None for ours."""
-
-    def text(self, *, discipline: bool = True) -> str:
-        """The result the model reads."""
-        if self.say is not None:
-            return self.say(discipline)
-        return results.applied(
-            self.tool,  # type: ignore[arg-type]  # ours: a dialect's call says its own text
-            self.plan_id,
-            self.plan,
-            self.changed,
-            self.book.plans,
-            discipline=discipline,
-        )
-
-
-@dataclass(frozen=True)
-class Rejected:
-    """A call that changed nothing."""
-
-    tool: str
-    problems: list[Problem]
-    context: str = ""
-    known: bool = True
-    """False when `tool` names no plan tool of the session."""
-    plan_tools: tuple[str, ...] = tuple(TOOLS)
-    """The session's plan tools, named to a model that called another tool."""
-
-    @property
-    def text(self) -> str:
-        """The result the model reads: every problem, then what to do."""
-        return results.rejection(
-            self.tool,
-            self.problems,
-            context=self.context,
-            known=self.known,
-            plan_tools=self.plan_tools,
-        )
-
+Say = Callable[[Applied, bool], str]
 
 _DEFAULT_RULES = Rules()
 
 
-@overload
 def apply(
     book: Book,
-    tool: str,
-    arguments: Any,
-    rules: Rules = ...,
-    *,
-    held: Collection[str] = ...,
-    own_id: str | None = ...,
-    size: int | None = ...,
-) -> Applied | Rejected: ...
-@overload
-def apply(
-    book: Book,
-    tool: str | DialectTool,
-    arguments: Any,
-    rules: Rules = ...,
-    *,
-    held: Collection[str] = ...,
-    own_id: str | None = ...,
-    size: int | None = ...,
-) -> Applied | Rejected | Read: ...
-def apply(
-    book: Book,
-    tool: str | DialectTool,
+    tool: PlanTool,
     arguments: Any,
     rules: Rules = _DEFAULT_RULES,
     *,
-    held: Collection[str] = (),
+    reserved_ids: Collection[str] = (),
     own_id: str | None = None,
     size: int | None = None,
 ) -> Applied | Rejected | Read:
-    """Apply one plan tool call to `book`, never raising for anything the model sent.
+    """Apply one call of `tool` to `book`, never raising for anything the model sent.
 
-    `held` are ids that streams in flight show and that a generated id must avoid; `own_id`
-    is the id this call's own previews showed, which a generated id keeps when still free.
+    `reserved_ids` are ids that streams in flight show and that a generated id must avoid;
+    `own_id` is the id this call's own previews showed, which a generated id keeps when
+    still free. `size` is the arguments' byte count when a stream kept less of them.
     """
-    if isinstance(tool, DialectTool):
-        return _dialect_call(book, tool, arguments, rules, size)
-    if tool not in TOOLS:
-        # The rejection's last line names the plan tools to call instead.
-        return Rejected(tool, [Problem("", f"{tool!r} is not a plan tool.")], known=False)
-    name: ToolName = tool  # type: ignore[assignment]
     try:
-        args, bounded = parse_bounded(name, arguments, rules.limits, size=size)
-        return _applied(book, name, args, rules, held, own_id, bounded)
+        args, checked = parse_bounded(tool, arguments, rules.limits, size=size)
+        return tool.run(Call(tool, args, book, rules, reserved_ids, own_id, checked))
     except Rejection as rejection:
-        return Rejected(name, rejection.problems, rejection.context)
+        return Rejected(tool.name, rejection.problems, rejection.context)
 
 
-def apply_validated(
-    book: Book,
-    tool: ToolName,
-    args: Mapping[str, Any],
-    rules: Rules = _DEFAULT_RULES,
-    *,
-    held: Collection[str] = (),
-    own_id: str | None = None,
-    bounded: bool = False,
-) -> Applied | Rejected:
-    """`apply` for one of our tools' arguments that `parse` validated already: every call
-    after its parse, and a streamed call's preview, which validates only what became final
-    since the last one (`_preview`). `bounded`: the parse found the entries' texts within
-    the limits (`parse_bounded`)."""
+def run(call: Call) -> Applied | Rejected | Read:
+    """`apply` for arguments parsed already: a streamed call's preview, which validates only
+    what became final since the last one (`_streaming.preview`)."""
     try:
-        return _applied(book, tool, args, rules, held, own_id, bounded)
+        return call.tool.run(call)
     except Rejection as rejection:
-        return Rejected(tool, rejection.problems, rejection.context)
+        return Rejected(call.tool.name, rejection.problems, rejection.context)
 
 
-def _applied(
-    book: Book,
-    tool: ToolName,
-    args: Mapping[str, Any],
-    rules: Rules,
-    held: Collection[str],
-    own_id: str | None,
-    bounded: bool,
-) -> Applied:
-    """The call applied to `book`, or `Rejection`: what `apply` and `apply_validated` do
-    once the arguments are parsed, in one step less than through each other."""
-    if tool == "update_plan":  # the usual call
-        return _update(book, args, rules, bounded)
-    if tool == "create_plan":
-        return _create(book, args, rules, held, own_id, bounded)
-    return _remove(book, args)
-
-
-def generated_id(book: Book, held: Collection[str], own_id: str | None) -> tuple[str, int]:
+def generated_id(book: Book, reserved_ids: Collection[str], own_id: str | None) -> tuple[str, int]:
     """The id a create without one gets, and the book's next number after it."""
     if own_id is not None and own_id not in book.plans:
         number = _number_of(own_id)
         return own_id, max(book.next_number, number + 1)
     number = book.next_number
-    while f"plan-{number}" in book.plans or f"plan-{number}" in held:
+    while f"plan-{number}" in book.plans or f"plan-{number}" in reserved_ids:
         number += 1
     return f"plan-{number}", number + 1
 
@@ -192,14 +88,9 @@ def _number_of(plan_id: str) -> int:
 # ---- create ---------------------------------------------------------------------------------
 
 
-def _create(
-    book: Book,
-    args: Mapping[str, Any],
-    rules: Rules,
-    held: Collection[str],
-    own_id: str | None,
-    bounded: bool,
-) -> Applied:
+def create(call: Call, say: Say) -> Applied:
+    """`create_plan`: a new plan, under the id sent or a generated one."""
+    book, args, rules, own_id = call.book, call.args, call.rules, call.own_id
     problems: list[Problem] = []
     plan_id = args.get("id")
     context = ""
@@ -238,9 +129,10 @@ def _create(
     problems += check_kind_fields(kind, args)
     next_number = book.next_number
     if plan_id is None:
+        avoid = call.reserved_ids
         if rules.list_id is not None:  # the dialects' list is not ours to number over
-            held = {*held, rules.list_id}
-        plan_id, next_number = generated_id(book, held, own_id)
+            avoid = {*avoid, rules.list_id}
+        plan_id, next_number = generated_id(book, avoid, own_id)
         # A generated id meets the id rules too (a small max_id_length, a counter restored
         # high): a plan the session holds must be one its snapshot restores.
         if check_id(plan_id, rules.limits):
@@ -259,7 +151,7 @@ def _create(
         problems,
         None,
         validated=True,
-        bounded=bounded,
+        bounded=call.texts_checked,
         kept_by="snapshot" if rules.restoring else "model",
         last_task=book.last_task,
     )
@@ -268,7 +160,7 @@ def _create(
     plans = dict(book.plans)
     plans[plan_id] = plan
     book = book.with_plans(plans, next_number)
-    return Applied("create_plan", book, plan_id, plan)
+    return Applied(call.tool.name, book, plan_id, plan, say)
 
 
 # ---- update ---------------------------------------------------------------------------------
@@ -279,7 +171,10 @@ _STEP = operator.itemgetter("step")
 _KIND_OF: dict[str, PlanType] = {field: kind for kind, field in FIELD_FOR.items()}
 
 
-def _update(book: Book, args: Mapping[str, Any], rules: Rules, bounded: bool) -> Applied:
+def update(call: Call, say: Say) -> Applied:
+    """`update_plan`: the plan with this id, changed step by step or replaced."""
+    book, args, rules, bounded = call.book, call.args, call.rules, call.texts_checked
+    name = call.tool.name
     current = book.plans.get(args["id"])
     if current is None:
         raise Rejection(
@@ -302,7 +197,7 @@ def _update(book: Book, args: Mapping[str, Any], rules: Rules, bounded: bool) ->
                 ]
             )
         plan = _changed(current, args.get("type"), changes, rules)
-        return _updated(book, plan, tuple(map(_STEP, changes)))
+        return _updated(name, book, plan, say, tuple(map(_STEP, changes)))
     entries = args.get("entries")
     asked = False  # whether `usual_items` turned these entries down already
     if (
@@ -315,7 +210,7 @@ def _update(book: Book, args: Mapping[str, Any], rules: Rules, bounded: bool) ->
         # nothing below has more to say.
         usual = usual_items(current.id, entries, rules, current.meta, bounded=bounded)
         if usual is not None:
-            return _updated(book, usual)
+            return _updated(name, book, usual, say)
         asked = True
     replacing = [f for f in _REPLACING if args.get(f) is not None]
     kind = _kind_for_update(current, args.get("type"), replacing)
@@ -333,12 +228,12 @@ def _update(book: Book, args: Mapping[str, Any], rules: Rules, bounded: bool) ->
     )
     if problems or built is None:
         raise Rejection(problems)
-    return _updated(book, built)
+    return _updated(name, book, built, say)
 
 
-def _updated(book: Book, plan: Stored, steps: tuple[int, ...] = ()) -> Applied:
+def _updated(name: str, book: Book, plan: Stored, say: Say, steps: tuple[int, ...] = ()) -> Applied:
     plans = {**book.plans, plan.id: plan}
-    return Applied("update_plan", book.with_plans(plans), plan.id, plan, steps)
+    return Applied(name, book.with_plans(plans), plan.id, plan, say, steps)
 
 
 def _kind_for_update(current: Stored, kind: PlanType | None, replacing: list[str]) -> PlanType:
@@ -434,27 +329,18 @@ def _changed(current: Stored, kind: PlanType | None, changes: list[Json], rules:
 # ---- remove ---------------------------------------------------------------------------------
 
 
-def _remove(book: Book, args: Mapping[str, Any]) -> Applied:
-    plan_id = args["id"]
+def remove(call: Call, say: Say) -> Applied:
+    """`remove_plan`: the plan with this id, gone."""
+    book, plan_id = call.book, call.args["id"]
     if plan_id not in book.plans:
         raise Rejection(
             [Problem("id", "no plan has this id.", plan_id)], results.ids_list(book.plans)
         )
     plans = {k: v for k, v in book.plans.items() if k != plan_id}
-    return Applied("remove_plan", book.with_plans(plans), plan_id, None)
+    return Applied(call.tool.name, book.with_plans(plans), plan_id, None, say)
 
 
-# ---- the tools of other dialects ------------------------------------------------------------
-
-
-def _dialect_call(
-    book: Book, tool: DialectTool, arguments: Any, rules: Rules, size: int | None
-) -> Applied | Rejected | Read:
-    try:
-        args = parse(tool, arguments, rules.limits, size=size)
-        return tool.run(Call(tool, args, book, rules))
-    except Rejection as rejection:
-        return Rejected(tool.name, rejection.problems, rejection.context)
+# ---- the lists of the other dialects ----------------------------------------------------
 
 
 def write_list(

@@ -5,7 +5,7 @@ encoded to UTF-8, and the bytes are size-checked and parsed strictly (no NaN or 
 lone surrogates, no duplicate keys, bounded nesting). Only then are the fields validated, and
 only arguments that fail validation are repaired and validated again. The usual call of our
 own tools is parsed and validated in one pass instead, where a count proves the answer is
-the strict path's (`_one_pass`); `tests/test_arguments.py` holds the two paths equal. That
+the strict path's (`one_pass`); `tests/test_arguments.py` holds the two paths equal. That
 pass also holds each step's text to the session's length limit, so that building the plan
 need not measure the texts again (`parse_bounded`).
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import repeat
 from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
@@ -32,11 +32,11 @@ from .._limits import Limits
 from .._models import PlanType, Priority, Status, ToolName
 from . import results
 from .plans import CONTENT
-from .repair import Undecodable, decode_bytes, repair
+from .repair import Undecodable, decode_bytes
 from .results import Problem
 
 if TYPE_CHECKING:
-    from ..dialects._base import DialectTool
+    from .tool import PlanTool
 
 
 def _not_blank(value: str) -> str:
@@ -52,8 +52,8 @@ _FORBID = ConfigDict(extra="forbid")
 
 # What the fast paths count on, kept here where it could change: fields come out in the
 # order declared (an entry's is the wire's, which `build(validated=True)` keeps as it is) and
-# no field has a default (validation adds no key, which the key count in `_one_pass` needs).
-# Extra keys are forbidden: `_one_pass` alone ignores them, and its count sends any to the
+# no field has a default (validation adds no key, which the key count in `one_pass` needs).
+# Extra keys are forbidden: `one_pass` alone ignores them, and its count sends any to the
 # strict path, which refuses them.
 
 
@@ -104,11 +104,11 @@ _TYPES: dict[ToolName, Any] = {
     "update_plan": UpdateArgs,
     "remove_plan": RemoveArgs,
 }
-_ADAPTERS: dict[ToolName, TypeAdapter[Any]] = {
+ADAPTERS: dict[ToolName, TypeAdapter[Any]] = {
     tool: TypeAdapter(fields) for tool, fields in _TYPES.items()
 }
 _FIELDS: dict[ToolName, tuple[str, ...]] = {
-    tool: tuple(adapter.json_schema()["properties"]) for tool, adapter in _ADAPTERS.items()
+    tool: tuple(adapter.json_schema()["properties"]) for tool, adapter in ADAPTERS.items()
 }
 
 
@@ -128,9 +128,7 @@ class Decoded:
     value: Any
 
 
-def parse(
-    tool: ToolName | DialectTool, arguments: Any, limits: Limits, *, size: int | None = None
-) -> Any:
+def parse(tool: PlanTool, arguments: Any, limits: Limits, *, size: int | None = None) -> Any:
     """The validated arguments of one call, as a dict; raises `Rejection`.
 
     `size` is the byte count of the arguments when they are known to be longer than what
@@ -140,14 +138,14 @@ def parse(
 
 
 def parse_bounded(
-    tool: ToolName | DialectTool, arguments: Any, limits: Limits, *, size: int | None = None
+    tool: PlanTool, arguments: Any, limits: Limits, *, size: int | None = None
 ) -> tuple[Any, bool]:
     """`parse`, and whether every entry's text is known to be within
-    `limits.max_entry_chars`: the usual call's one-pass parse checks that as it parses, so
-    that building its plan need not measure the texts again (`usual_items`)."""
+    `limits.max_entry_chars`: a tool's quick parse (ours: `one_pass`) checks that as it
+    parses, so that building its plan need not measure the texts again (`usual_items`)."""
     if isinstance(arguments, Decoded):
         value = arguments.value
-    elif not isinstance(tool, str) and _nothing(tool, arguments):
+    elif _nothing(tool, arguments):
         # A tool without required arguments (`TaskList`) called with none at all: APIs
         # stream such a call as an empty text ("" in Anthropic's input_json_delta).
         value = {}
@@ -164,22 +162,21 @@ def parse_bounded(
                     )
                 ]
             )
-        if isinstance(tool, str):
+        if tool.quick_parse is not None:
             chars = _text_bound(limits)
-            quick = _one_pass(tool, data, chars)
+            quick = tool.quick_parse(data, chars)
             if quick is not None:
                 return quick, chars is not None
         try:
             value = decode_bytes(data)
         except Undecodable as exc:
             if exc.truncated:
-                ours = isinstance(tool, str)
-                raise Rejection([results.cut_off_problem(ours=ours)]) from None
+                raise Rejection([Problem("", tool.cut_off)]) from None
             raise Rejection([Problem("", f"{exc}. Send one JSON object.")]) from None
     return validate(tool, value), False
 
 
-def _one_pass(tool: ToolName, data: bytes, chars: int | None) -> Any | None:
+def one_pass(tool: ToolName, data: bytes, chars: int | None) -> Any | None:
     """The validated arguments from pydantic's own parse of the bytes, in one pass, when that
     provably equals the strict path's answer and every entry's text is at most `chars` long
     (any length when None); None to take the strict path (which reports a longer text as the
@@ -204,7 +201,7 @@ def _one_pass(tool: ToolName, data: bytes, chars: int | None) -> Any | None:
     if b"\\" in data:  # memchr speed; an escape such as \\u003a hides a colon from the count
         return None
     try:
-        adapter = _ADAPTERS[tool] if chars is None else _bounded(tool, chars)
+        adapter = ADAPTERS[tool] if chars is None else _bounded(tool, chars)
         args = adapter.validate_json(data, extra="ignore")
     except _ValidationError:
         return None
@@ -247,7 +244,7 @@ def _bounded(tool: ToolName, chars: int) -> TypeAdapter[Any]:
     last 128 limits the process used."""
     fields = get_type_hints(_TYPES[tool], include_extras=True)
     if "entries" not in fields:
-        return _ADAPTERS[tool]
+        return ADAPTERS[tool]
     entry_fields = get_type_hints(EntryArgs, include_extras=True)
     entry_fields["content"] = Required[Annotated[_StepText, StringConstraints(max_length=chars)]]
     entry = TypedDict("EntryArgs", entry_fields, total=False)  # type: ignore[misc]
@@ -258,7 +255,7 @@ def _bounded(tool: ToolName, chars: int) -> TypeAdapter[Any]:
     return TypeAdapter(bounded)
 
 
-def _nothing(tool: DialectTool, arguments: Any) -> bool:
+def _nothing(tool: PlanTool, arguments: Any) -> bool:
     if tool.needs_arguments:  # (ours all do)
         return False
     if arguments is None:
@@ -266,13 +263,9 @@ def _nothing(tool: DialectTool, arguments: Any) -> bool:
     return isinstance(arguments, (str, bytes, bytearray)) and not arguments.strip()
 
 
-def validate(tool: ToolName | DialectTool, value: Any) -> Any:
+def validate(tool: PlanTool, value: Any) -> Any:
     """Validated fields of decoded arguments, repairing common mistakes when needed."""
-    fix: Callable[[Any], Any]
-    if isinstance(tool, str):
-        adapter, fix, fields, nested = _ADAPTERS[tool], repair, _FIELDS[tool], None
-    else:
-        adapter, fix, fields, nested = tool.adapter, tool.repair, tool.fields, tool.nested
+    adapter, fix = tool.adapter, tool.repair
     try:
         return adapter.validate_python(value)
     except _ValidationError:
@@ -293,7 +286,7 @@ def validate(tool: ToolName | DialectTool, value: Any) -> Any:
     try:
         return adapter.validate_python(value)
     except _ValidationError as exc:
-        raise Rejection(results.from_validation_error(exc, fields, nested)) from None
+        raise Rejection(results.from_validation_error(exc, tool.fields, tool.nested)) from None
 
 
 def _as_bytes(arguments: Any) -> bytes:
@@ -335,10 +328,10 @@ def _dumps(arguments: Mapping[str, Any]) -> str:
         raise Rejection([Problem("", f"the arguments are not JSON ({exc}).")]) from None
 
 
-def valid_as_sent(tool: ToolName, value: Any) -> Any | None:
+def valid_as_sent(tool: PlanTool, value: Any) -> Any | None:
     """`value`'s fields validated as `validate` gives them when they need no repair; None
     when they need one or fail (the caller then takes `validate`'s whole way)."""
     try:
-        return _ADAPTERS[tool].validate_python(value)
+        return tool.adapter.validate_python(value)
     except _ValidationError:
         return None

@@ -25,7 +25,7 @@ from .uris import file_uri
 
 FIELD_FOR: dict[PlanType, str] = {"items": "entries", "markdown": "content", "file": "uri"}
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # C0 and C1 control characters, and DEL
-_NOT_FINITE = (
+NOT_FINITE = (
     "NaN and Infinity are not JSON numbers (1e999 is Infinity); send finite numbers or strings."
 )
 
@@ -154,7 +154,7 @@ def build(
         metas = [(index, e["_meta"]) for index, e in enumerate(raw) if "_meta" in e]
         if metas:  # (entries without `_meta` cost the one pass above, as ever)
             problems += [
-                Problem(f"entries[{index}]._meta", _NOT_FINITE)
+                Problem(f"entries[{index}]._meta", NOT_FINITE)
                 for index, meta in metas
                 if not finite(meta)
             ]

@@ -9,8 +9,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .._models import ToolName
-from .._registry import TOOLS
 from .plans import Stored, extra_of
 
 _UNSET: Any = object()
@@ -19,11 +17,6 @@ _UNSET: Any = object()
 CUT_OFF_LIST = (
     "your call was cut off before its arguments were complete (the output token limit was "
     "reached), so it was not applied. Send it again with shorter texts."
-)
-CUT_OFF = (
-    "your call was cut off before its arguments were complete (the output token limit was "
-    "reached), so it was not applied. Send a shorter plan, or create it and add steps in a "
-    "second call."
 )
 # Long values are cut in error messages: the model needs to recognise its input, not reread it.
 _MAX_SHOWN = 120
@@ -35,7 +28,7 @@ _NEXT_PENDING = 3
 _MAX_BRIEF = 60
 # Results of a status change stay under 600 bytes at any plan length: at most this many
 # changed (or in-progress) step numbers are listed, then a count of the rest.
-_MAX_CHANGES_LISTED = 5
+MAX_CHANGES_LISTED = 5
 # A rejection names this many problems, then how many more: the model fixes the first ones
 # and hears of any left on its next call. Listing all of them let 300 KB of arguments come
 # back as a 3.1 MB tool result, more tokens than the plan it was fixing.
@@ -66,7 +59,7 @@ class Problem:
     """The offending value, shown back to the model."""
 
     def render(self) -> str:
-        where = f"{_cut(self.path)}: " if self.path else ""
+        where = f"{cut(self.path)}: " if self.path else ""
         sent = "" if self.sent is _UNSET else f"sent {shown(self.sent)}; "
         return clip(f"- {where}{sent}{self.message}", _MAX_LINE_BYTES)
 
@@ -77,10 +70,10 @@ def shown(value: Any) -> str:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         text = repr(value)
-    return _cut(text)
+    return cut(text)
 
 
-def _cut(text: str) -> str:
+def cut(text: str) -> str:
     return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
 
 
@@ -161,13 +154,7 @@ def _is_union_branch(part: int | str) -> bool:
 
 def _nested_fields(loc: list[int | str], nested: Mapping[str, str] | None = None) -> str:
     parent = next((p for p in reversed(loc[:-1]) if isinstance(p, str)), "")
-    if nested is not None:
-        return nested.get(parent, "see the tool's schema")
-    if parent == "entries":
-        return "content, priority, status"
-    if parent == "changes":
-        return "step, status, priority, content"
-    return "see the tool's schema"
+    return (nested or {}).get(parent, "see the tool's schema")
 
 
 KEPT_BY_SESSION = (
@@ -217,25 +204,19 @@ class ToolResult:
         self.__dict__.update(ok=ok, content=content, tool=tool, plan_id=plan_id, failure=failure)
 
 
-def cut_off_problem(*, ours: bool = True) -> Problem:
-    """The problem of a call the output token limit cut short (`ours`: of our own tools)."""
-    return Problem("", CUT_OFF if ours else CUT_OFF_LIST)
-
-
 def rejection(
     tool: str,
     problems: list[Problem],
     *,
     context: str = "",
-    known: bool | None = None,
-    plan_tools: Iterable[str] = TOOLS,
+    known: bool = True,
+    plan_tools: Iterable[str] = (),
 ) -> str:
     """The result of a rejected call: the first problems, how many more, then what to do.
 
     At most MAX_REJECTION_BYTES whatever the model sent: the problems listed, each line and
     the context are bounded (MAX_PROBLEMS_LISTED, `_MAX_LINE_BYTES`, `_MAX_CONTEXT_BYTES`).
     """
-    known = tool in TOOLS if known is None else known
     name = tool if known else shown(tool)  # quoted: the model may have sent anything
     lines = [f"{name} was not applied ({count(len(problems), 'problem')}); no plan was changed."]
     lines += [p.render() for p in problems[:MAX_PROBLEMS_LISTED]]
@@ -266,33 +247,6 @@ def _context_lines(context: str) -> list[str]:
             break
         out.append(line)
     return out
-
-
-def applied(
-    tool: ToolName,
-    plan_id: str,
-    plan: Stored | None,
-    changed: tuple[int, ...],
-    plans: Mapping[str, Stored],
-    *,
-    discipline: bool,
-) -> str:
-    """The result of a call that applied: what changed, and what the model needs next."""
-    verb = TOOLS[tool].verb
-    if plan is None:
-        rest = ids_list(plans).replace("Existing", "Remaining") if plans else "No plans remain."
-        return f'{verb} plan "{plan_id}". {rest}'
-    if plan.type != "items":
-        return f"{verb} {describe(plan)}"
-    if changed:
-        lines = [_changes_line(verb, plan, changed), *_progress(plan)]
-    else:
-        lines = [f"{verb} {describe(plan, changed)}"]
-        if tool == "create_plan":
-            lines.append(progress_hint(plan))
-    if discipline:
-        lines += discipline_notes(plan)
-    return "\n".join(lines)
 
 
 def describe(plan: Stored, focus: Iterable[int] = ()) -> str:
@@ -357,28 +311,28 @@ def step_numbers(total: int) -> str:
     return "only step 1" if total == 1 else f"steps 1 to {total}"
 
 
-def _brief(text: str) -> str:
+def brief(text: str) -> str:
     return _quoted(text if len(text) <= _MAX_BRIEF else text[: _MAX_BRIEF - 3] + "...")
 
 
-def _changes_line(verb: str, plan: Stored, changed: tuple[int, ...]) -> str:
+def changes_line(verb: str, plan: Stored, changed: tuple[int, ...]) -> str:
     parts = []
     steps = list(dict.fromkeys(changed))
-    for number in steps[:_MAX_CHANGES_LISTED]:
+    for number in steps[:MAX_CHANGES_LISTED]:
         entry = plan.entries[number - 1]
         parts.append(f"step {number} {entry['status']}")
-    if len(steps) > _MAX_CHANGES_LISTED:
-        parts.append(f"and {len(steps) - _MAX_CHANGES_LISTED} more")
+    if len(steps) > MAX_CHANGES_LISTED:
+        parts.append(f"and {len(steps) - MAX_CHANGES_LISTED} more")
     return f'{verb} plan "{plan.id}" ({_steps(len(plan.entries))}): {", ".join(parts)}.'
 
 
-def _progress(plan: Stored) -> list[str]:
+def progress(plan: Stored) -> list[str]:
     doing = plan.in_progress()
     counts = plan.status_counts()
     doing_count, pending_count = len(doing), counts["pending"]
     lines = []
     if doing:
-        shown = f"step {doing[0]} {_brief(plan.entries[doing[0] - 1]['content'])}"
+        shown = f"step {doing[0]} {brief(plan.entries[doing[0] - 1]['content'])}"
         more = f" and {doing_count - 1} more" if doing_count > 1 else ""
         lines.append(f"In progress: {shown}{more}.")
     if not doing_count and not pending_count:
@@ -393,7 +347,7 @@ def _progress(plan: Stored) -> list[str]:
     left = f"Remaining: {doing_count + pending_count} of {len(plan.entries)}"
     first = plan.steps_with("pending", 1)
     if first:
-        left += f"; next pending: step {first[0]} {_brief(plan.entries[first[0] - 1]['content'])}"
+        left += f"; next pending: step {first[0]} {brief(plan.entries[first[0] - 1]['content'])}"
     lines.append(left + ".")
     return lines
 
@@ -417,8 +371,8 @@ def discipline_notes(plan: Stored) -> list[str]:
     """Advice (not errors) when an items plan does not show what is being worked on."""
     doing = plan.in_progress()
     if len(doing) > 1:
-        steps = ", ".join(map(str, doing[:_MAX_CHANGES_LISTED]))
-        more = len(doing) - _MAX_CHANGES_LISTED
+        steps = ", ".join(map(str, doing[:MAX_CHANGES_LISTED]))
+        more = len(doing) - MAX_CHANGES_LISTED
         if more > 0:
             steps += f" and {more} more"
         return [f"Note: steps {steps} are all in_progress; keep exactly one step in progress."]
@@ -468,14 +422,14 @@ def list_written(verb: str, noun: str, plan: Stored, *, discipline: bool) -> str
     lines = [f"{verb} the {noun} ({count(total, 'item')}): {', '.join(parts)}."]
     doing = plan.in_progress()
     if doing:
-        lines.append(f"In progress: {_brief(plan.entries[doing[0] - 1]['content'])}.")
+        lines.append(f"In progress: {brief(plan.entries[doing[0] - 1]['content'])}.")
     waiting = set(blocked)
     upcoming = [n for n in plan.steps_with("pending", len(blocked) + 1) if n not in waiting]
     if upcoming:
-        lines.append(f"Next: {_brief(plan.entries[upcoming[0] - 1]['content'])}.")
+        lines.append(f"Next: {brief(plan.entries[upcoming[0] - 1]['content'])}.")
     if blocked:
         more = f" (and {len(blocked) - 1} more)" if len(blocked) > 1 else ""
-        lines.append(f"Blocked: {_brief(plan.entries[blocked[0] - 1]['content'])}{more}.")
+        lines.append(f"Blocked: {brief(plan.entries[blocked[0] - 1]['content'])}{more}.")
     if discipline and (counts["pending"] or doing):
         lines += list_discipline_notes(plan)
     return "\n".join(lines)
@@ -506,173 +460,3 @@ def list_discipline_notes(plan: Stored) -> list[str]:
             "Note: items remain but none is in_progress; mark the one you work on now in_progress."
         ]
     return []
-
-
-# ---- Claude Code's task tools (claude_tasks) ------------------------------------------------
-
-# A TaskList line shows this much of a subject (TaskGet shows it whole): 200 tasks stay a
-# readable list whatever their subjects.
-_MAX_TASK_SUBJECT = 200
-# Tasks named in a list of numbers (unknown-number rejections, blockers): the rest counted.
-_MAX_TASK_NUMBERS = 20
-TASK_UPDATE_EMPTY = (
-    "this call changes nothing; send status, subject, description, activeForm, owner, "
-    "addBlocks, addBlockedBy or metadata."
-)
-
-
-@dataclass(frozen=True)
-class TaskRow:
-    """One task as the task tools' results show it."""
-
-    number: str
-    """Empty for an item another tool wrote, not yet numbered."""
-    status: str
-    subject: str
-    owner: str | None = None
-    description: str | None = None
-    blocks: tuple[str, ...] = ()
-    """The tasks that wait for this one."""
-    blocked_by: tuple[str, ...] = ()
-    """The open tasks this one waits for."""
-
-
-def _numbers(numbers: Iterable[str], limit: int = _MAX_TASK_NUMBERS) -> str:
-    listed = list(numbers)
-    shown = ", ".join(f"#{n}" for n in listed[:limit])
-    return shown + (f" and {len(listed) - limit} more" if len(listed) > limit else "")
-
-
-def task_numbers(numbers: list[str], unnumbered: int = 0) -> str:
-    """The tasks that exist, for a call naming one that does not (`unnumbered`: items
-    another tool wrote, which get numbers at the next task change)."""
-    if unnumbered:
-        told = f"Existing tasks: {_numbers(numbers)}; " if numbers else ""
-        verb = "has" if unnumbered == 1 else "have"
-        return (
-            f"{told}{count(unnumbered, 'item')} written by another tool {verb} no task number "
-            "yet; the next task change numbers them, and TaskList then shows their numbers."
-        )
-    if not numbers:
-        return "There are no tasks yet; create one with TaskCreate."
-    return f"Existing tasks: {_numbers(numbers)}."
-
-
-def tasks_full(total: int) -> str:
-    """Why a task cannot be added to a full list."""
-    return (
-        f"the task list has {count(total, 'task')}, the most allowed. Delete tasks that no "
-        'longer matter (TaskUpdate with status "deleted") first.'
-    )
-
-
-def not_a_task_number(digits: int) -> str:
-    """What a task number given to TaskCreate must be."""
-    return (
-        f'must be a task number: decimal digits such as "4" (at most {digits}, no leading '
-        "zero). Or leave taskId out to get the next number."
-    )
-
-
-def metadata_too_large(size: int, limit: int) -> str:
-    """Why a task's metadata is not kept."""
-    return (
-        f"{size} characters as JSON; at most {limit} are kept with a task. "
-        "Keep metadata to a few short keys."
-    )
-
-
-def task_text_too_long(field: str, size: int, limit: int) -> str:
-    """Why a task's subject, description, activeForm or owner is not kept."""
-    advice = {
-        "subject": "Keep the subject to a short title; detail goes in the description.",
-        "description": "Keep to what the task involves and what done means.",
-    }
-    return f"{size} characters; at most {limit}. " + advice.get(field, "Shorten it.")
-
-
-def task_created(number: str, subject: str) -> str:
-    """The result of TaskCreate, in the words Claude Code's models know."""
-    return f"Task #{number} created successfully: {_cut(subject)}"
-
-
-def task_unchanged(number: str) -> str:
-    """The result of a TaskUpdate whose values the task already had."""
-    return f"Task #{number} already has the values sent; nothing changed."
-
-
-def task_updated(number: str, changed: list[str], tasks: list[TaskRow], *, discipline: bool) -> str:
-    """The result of TaskUpdate: what changed (as Claude Code says it), what is in progress
-    and what is next."""
-    lines = [f"Updated task #{number} {', '.join(changed)}"]
-    doing = [t for t in tasks if t.status == "in_progress"]
-    pending = [t for t in tasks if t.status == "pending"]
-    if doing:
-        more = f" and {len(doing) - 1} more" if len(doing) > 1 else ""
-        lines.append(f"In progress: #{doing[0].number} {_brief(doing[0].subject)}{more}.")
-    if pending:
-        ready = next((t for t in pending if not t.blocked_by), None)
-        if ready is not None:
-            lines.append(f"Next: #{ready.number} {_brief(ready.subject)}.")
-        else:
-            first = pending[0]
-            waits = _numbers(first.blocked_by, _MAX_CHANGES_LISTED)
-            lines.append(f"Next: #{first.number} {_brief(first.subject)}, blocked by {waits}.")
-    elif not doing:
-        done = sum(t.status == "completed" for t in tasks)
-        if not tasks:
-            lines.append("No tasks remain.")
-        elif done == len(tasks):
-            lines.append("All tasks are completed." if done > 1 else "The only task is completed.")
-        else:
-            lines.append(f"No tasks remain open: {done} completed, {len(tasks) - done} cancelled.")
-    if discipline:
-        if len(doing) > 1:
-            several = _numbers((t.number for t in doing), _MAX_CHANGES_LISTED)
-            lines.append(
-                f"Note: tasks {several} are all in_progress; keep exactly one in progress."
-            )
-        elif not doing and pending:
-            lines.append(
-                "Note: tasks remain but none is in_progress; set the one you work on now to "
-                "in_progress."
-            )
-    return "\n".join(lines)
-
-
-def task_list(tasks: list[TaskRow]) -> str:
-    """The result of TaskList: a line per task, as Claude Code shows them (an item another
-    tool wrote, which has no number until the next task change, without one)."""
-    if not tasks:
-        return "No tasks found"
-    lines = []
-    for t in tasks:
-        subject = t.subject
-        if len(subject) > _MAX_TASK_SUBJECT:
-            subject = subject[: _MAX_TASK_SUBJECT - 3] + "..."
-        owner = f" ({_cut(t.owner)})" if t.owner else ""
-        waits = (
-            f" [blocked by {_numbers(t.blocked_by, _MAX_CHANGES_LISTED)}]" if t.blocked_by else ""
-        )
-        if t.number:
-            lines.append(f"#{t.number} [{t.status}] {subject}{owner}{waits}")
-        else:  # another tool's item: numbered by the next task change
-            lines.append(f"- [{t.status}] {subject} (no task number yet)")
-    return "\n".join(lines)
-
-
-def task_details(task: TaskRow) -> str:
-    """The result of TaskGet: one task in full."""
-    lines = [f"Task #{task.number}: {task.subject}", f"Status: {task.status}"]
-    if task.description:
-        lines.append(f"Description: {task.description}")
-    if task.owner:
-        lines.append(f"Owner: {task.owner}")
-    if task.blocked_by:
-        lines.append(f"Blocked by: {_numbers(task.blocked_by)}")
-    if task.blocks:
-        lines.append(f"Blocks: {_numbers(task.blocks)}")
-    return "\n".join(lines)
-
-
-# ---- write_todos (Gemini CLI's blocked todos) --------------------------------------------------

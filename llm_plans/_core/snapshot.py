@@ -15,10 +15,12 @@ from pydantic import TypeAdapter, ValidationError
 from .._errors import ConfigurationError
 from .._limits import Limits
 from .._models import ItemsPlan, Plan
-from .apply import Rejected, apply
+from .apply import apply
 from .builder import Rules
+from .outcome import Applied, Rejected
 from .plans import AnyPlan, Book, Json, Stored
 from .results import count, path_of
+from .tool import PlanTool
 
 _PLAN: TypeAdapter[AnyPlan] = TypeAdapter(Plan)
 VERSION = 2
@@ -46,7 +48,7 @@ def _plan(plan: Stored) -> dict[str, Any]:
     out: dict[str, Any] = {"type": plan.type, "id": plan.id}
     if plan.type == "items":
         # Without `_meta`, a stored entry is exactly content, priority, status (in that
-        # order, as `_builder` makes it): a copy at C speed is the dump. Three keys each
+        # order, as `builder` makes it): a copy at C speed is the dump. Three keys each
         # means no entry has `_meta`.
         entries = plan.entries
         if sum(map(len, entries)) == 3 * len(entries):
@@ -90,12 +92,14 @@ class SkippedPlan:
     """The subagent session it belongs to; None for the restored session's own plans."""
 
 
-def load(snapshot: Mapping[str, Any], rules: Rules) -> tuple[Book, list[SkippedPlan]]:
+def load(
+    snapshot: Mapping[str, Any], rules: Rules, create: PlanTool
+) -> tuple[Book, list[SkippedPlan]]:
     """The book a `dump` describes, made of every plan that passes the checks, and the plans
     left out with the reason for each; ConfigurationError when it is not a snapshot at all.
 
-    Each plan is re-created through the core as a `create_plan` call would be, so ids,
-    limits and file locations (inside the workspace) hold for restored plans too.
+    Each plan is re-created through the core as a call of `create` (`create_plan`) would
+    be, so ids, limits and file locations (inside the workspace) hold for restored plans too.
     """
     version = snapshot.get("version") if isinstance(snapshot, Mapping) else snapshot
     if type(version) is not int or version not in _READS:  # True and 1.0 equal 1, but are not
@@ -143,10 +147,11 @@ def load(snapshot: Mapping[str, Any], rules: Rules) -> tuple[Book, list[SkippedP
         except ValidationError as exc:
             skipped.append(SkippedPlan(index, _readable(_raw_id(raw)), _validation_reason(exc)))
             continue
-        outcome = apply(book, "create_plan", _as_call(plan), _rules_for(plan, rules))
+        outcome = apply(book, create, _as_call(plan), _rules_for(plan, rules))
         if isinstance(outcome, Rejected):
             skipped.append(SkippedPlan(index, _readable(plan.id), _reason(outcome)))
             continue
+        assert isinstance(outcome, Applied)  # a create never only reads
         if plan.meta is not None:
             try:
                 text = json.dumps(plan.meta, allow_nan=False, ensure_ascii=False)

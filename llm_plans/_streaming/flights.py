@@ -15,11 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._core.plans import Json, Stored
+from .._core.tool import PlanTool
 from .._errors import StreamError
-from .._models import ToolName
 from .._wire.flatten import carries_label
 from .._wire.forms import Scale, plan_of
-from ..dialects._base import DialectTool, name_of
 from .partial_json import FinalPrefix
 from .preview import Built
 
@@ -34,14 +33,14 @@ DEFAULT_PREVIEW_BUDGET = 8.0
 class Flight:
     """One streamed call: its fragments, what its previews showed, and their pace."""
 
-    tool: ToolName | DialectTool
+    tool: PlanTool
     limit: int
     """Bytes of arguments kept; past it the call is rejected for its size when it finishes."""
     budget: float = DEFAULT_PREVIEW_BUDGET
     """The session's `preview_budget`."""
     name: str = ""
     """The tool name as fed (a prefixed one included), to recognise the next fragment fast."""
-    scanner: FinalPrefix = field(default_factory=FinalPrefix)
+    scanner: FinalPrefix = field(init=False)
     parts: list[str] = field(default_factory=list)
     """The fragments as text (bytes fragments decoded)."""
     size: int = 0
@@ -60,7 +59,7 @@ class Flight:
     """Bytes of argument text at each preview worked out so far, added up: what bounds the
     work previews cost (each costs about the text so far), shown or not."""
     sent: int = 0
-    """Bytes of the notifications previews sent so far, as compact JSON (`_wire.weight`):
+    """Bytes of the notifications previews sent so far, as compact JSON (`_wire.forms.weight`):
     what bounds what they cost the client."""
     held: int = 0
     """Bytes of argument text at each preview held back so far, added up: they have a
@@ -96,10 +95,9 @@ class Flight:
     """A `,` may still end a step sent as text: such a fragment is scanned when taken."""
 
     def __post_init__(self) -> None:
-        if isinstance(self.tool, DialectTool):  # its list's items are what a preview shows
-            lists = () if self.tool.list_field is None else (self.tool.list_field,)
-            self.scanner = FinalPrefix(list_keys=lists, text_keys=())
-            self._commas = False  # its items are objects: no comma ends one
+        previews = self.tool.previews  # what of the text a preview may show
+        self.scanner = FinalPrefix(list_keys=previews.list_keys, text_keys=previews.text_keys)
+        self._commas = previews.steps_as_text  # else items are objects: no comma ends one
 
     def add(self, fragment: str | bytes | Mapping[str, Any]) -> bool:
         """Take a fragment; True when it may let a preview show something new.
@@ -359,13 +357,13 @@ class Streams:
         time: a flush cut off by a send's cancellation leaves the rest queued, and due."""
         return self.due.popleft() if self.due else None
 
-    def start(self, call_id: str, tool: ToolName | DialectTool, limit: int) -> Flight:
+    def start(self, call_id: str, tool: PlanTool, limit: int) -> Flight:
         flight = self._flights.get(call_id)
         if flight is None:
             flight = self._flights[call_id] = Flight(tool, limit, self._budget)
         elif flight.tool != tool:
             raise StreamError(
-                f"call {call_id!r} was started as {name_of(flight.tool)}, not {name_of(tool)}"
+                f"call {call_id!r} was started as {flight.tool.name}, not {tool.name}"
             )
         return flight
 
@@ -383,7 +381,7 @@ class Streams:
     def ids(self) -> list[str]:
         return list(self._flights)
 
-    def held(self, but: Flight | None = None) -> Collection[str]:
+    def reserved_ids(self, but: Flight | None = None) -> Collection[str]:
         """Plan ids other streams show or hold: a generated id must not take them."""
         if not self._flights:
             return ()  # (every plain call asks)
@@ -412,6 +410,8 @@ class Streams:
         }
 
 
-def _still_applies(tool: ToolName | DialectTool, exists: bool) -> bool:
-    # A dialect's list is written whole whether or not it exists; ours create or update.
-    return not isinstance(tool, str) or exists == (tool == "update_plan")
+def _still_applies(tool: PlanTool, exists: bool) -> bool:
+    # A list is written whole whether or not it exists; a create needs a free id, an update
+    # a plan to change.
+    wanted = tool.previews.plan_exists
+    return wanted is None or exists == wanted

@@ -5,7 +5,7 @@ afresh each time, a long plan's previews cost its whole text again and again: it
 re-validated and rebuilt on every step. The entries that became final do not change, and
 every rule an entry meets is a rule of that entry alone (its fields, its length, its
 numbers), so the core validates and builds only the entries new since the last preview,
-asks `apply_validated` for the rest of the call (the same decisions as any call: ids,
+asks the tool to `run` the rest of the call (the same decisions as any call: ids,
 limits, the book), and puts the entries it built before in front of the new ones.
 
 The result is the core's own for the whole prefix (tests/test_preview.py holds the two
@@ -14,7 +14,7 @@ that needs repair or is refused, `changes`, a markdown or file plan, a dialect's
 takes `apply`'s whole way.
 
 The usual preview of a streamed plan is the last one with a step or two more, and nothing
-else new: `grown` then skips even `apply_validated`. Its other decisions were made for the
+else new: `grown` then skips even that. Its other decisions were made for the
 same book and the same other fields, and a generated id stays the one the last preview
 showed (the session passes it as `own_id`), so only the new entries are validated and built.
 """
@@ -27,14 +27,12 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
-from .._core.apply import Applied, Rejected, apply, apply_validated
+from .._core.apply import apply, run
 from .._core.arguments import Decoded, valid_as_sent
 from .._core.builder import Rules, usual_items
+from .._core.outcome import Applied, Read, Rejected
 from .._core.plans import Book, Json, Stored
-from .._models import ToolName
-from ..dialects._base import DialectTool, Read
-
-_INCREMENTAL = frozenset({"create_plan", "update_plan"})
+from .._core.tool import Call, PlanTool
 
 
 @dataclass(eq=False)
@@ -53,43 +51,42 @@ class Built:
 
 def preview(
     book: Book,
-    tool: ToolName | DialectTool,
+    tool: PlanTool,
     fields: Mapping[str, Any],
     rules: Rules,
     built: Built,
     *,
-    held: Collection[str] = (),
+    reserved_ids: Collection[str] = (),
     own_id: str | None = None,
 ) -> Applied | Rejected | Read:
-    """What `apply(book, tool, Decoded(fields), rules, held=held, own_id=own_id)` gives,
+    """What `apply(book, tool, Decoded(fields), rules, ...)` gives,
     validating and building only the entries `built` does not hold yet; `built` then holds
     this preview's."""
     built.plan = None  # (set again below when this preview is an items plan built so)
-    raw = fields.get("entries") if tool in _INCREMENTAL else None
+    raw = fields.get("entries") if tool.previews.entry_by_entry else None
     if (
         type(raw) is not list
         or not raw
         or "changes" in fields
         or len(raw) > rules.limits.max_entries
     ):
-        return apply(book, tool, Decoded(fields), rules, held=held, own_id=own_id)
+        return apply(book, tool, Decoded(fields), rules, reserved_ids=reserved_ids, own_id=own_id)
     # At least the last entry is validated again: a call always has entries to build.
     kept = min(len(built.sent), len(raw) - 1)
     if kept and not all(map(operator.is_, islice(raw, kept), built.sent)):
         kept = 0
-    name: ToolName = tool  # type: ignore[assignment]  # one of ours, checked above
     short = dict(fields)
     short["entries"] = raw[kept:]
-    valid = valid_as_sent(name, short)
+    valid = valid_as_sent(tool, short)
     if valid is None:  # needs repair, or is refused: the core's whole way, its own answer
-        return apply(book, tool, Decoded(fields), rules, held=held, own_id=own_id)
-    outcome = apply_validated(book, name, valid, rules, held=held, own_id=own_id)
-    if isinstance(outcome, Rejected) or outcome.plan is None or outcome.plan.type != "items":
+        return apply(book, tool, Decoded(fields), rules, reserved_ids=reserved_ids, own_id=own_id)
+    outcome = run(Call(tool, valid, book, rules, reserved_ids, own_id))
+    if not isinstance(outcome, Applied) or outcome.plan is None or outcome.plan.type != "items":
         # Refused: with every entry in `short` this is the whole call's answer; without,
         # the core tells the whole call's problems (their step numbers count every entry).
         if not kept:
             return outcome
-        return apply(book, tool, Decoded(fields), rules, held=held, own_id=own_id)
+        return apply(book, tool, Decoded(fields), rules, reserved_ids=reserved_ids, own_id=own_id)
     plan = outcome.plan
     if not kept:
         built.sent, built.entries = raw, plan.entries
@@ -106,14 +103,12 @@ def preview(
         outcome.book.with_plans(plans),
         outcome.plan_id,
         whole,
-        outcome.changed,
         outcome.say,
+        outcome.changed,
     )
 
 
-def grown(
-    book: Book, tool: ToolName | DialectTool, new: list[Any], rules: Rules, built: Built
-) -> Stored | None:
+def grown(book: Book, tool: PlanTool, new: list[Any], rules: Rules, built: Built) -> Stored | None:
     """The usual preview in few steps: what `preview` gives when the call's final part is the
     last preview's grown by the entries `new` and nothing else (`FinalPrefix.grown`), for the
     book that preview was worked out against. Every decision but the new entries' own (the
@@ -126,7 +121,7 @@ def grown(
     if (
         plan is None
         or built.book is not book
-        or tool not in _INCREMENTAL
+        or not tool.previews.entry_by_entry
         or len(built.sent) + len(new) > rules.limits.max_entries
     ):
         return None

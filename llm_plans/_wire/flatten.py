@@ -1,7 +1,7 @@
 """Flatten plans into the entries of ACP's legacy `plan` update, bounded and cached per plan,
 and read file plans for the stable forms.
 
-An items plan contributes its entries as v1 shows them (`_wire.shown_entries`); a markdown
+An items plan contributes its entries as v1 shows them (`forms.shown_entries`); a markdown
 plan its list items (`- [x]` completed, other items pending), or its first line when it has
 none; a file plan the list items of its file. The stable forms (`schema`, `v2`), which have no
 file plans, send a file plan as a markdown plan of its file's whole text. Either way the file

@@ -1,110 +1,18 @@
-"""What a plan dialect is: the tools one family of models is trained on, and how each of its
-calls becomes a change the core makes.
+"""What the list dialects share: an entry in ACP's shape, a full replacement that keeps what
+the session knew of each item, and problem paths in a dialect's own terms.
 
 A dialect module owns its tools' argument shapes (the definition the model reads and the
 validator, which also takes the variants models send), and turns a validated call into the
-session's plans through the core's own writers (`_apply.write_list`), so every dialect is held
-to the rules, limits and guarantees `create_plan` is.
+session's plans through the core's own writers (`_core.apply.write_list`), so every dialect
+is held to the rules, limits and guarantees `create_plan` is.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from pydantic import BaseModel, TypeAdapter
-
-from .._core.builder import Rules
-from .._core.plans import META_KEY, Book, Json, Stored, extra_of, meta_with
-
-if TYPE_CHECKING:
-    from .._core.apply import Applied
-
-DEFAULT_LIST_ID = "main"
-"""The id of the one items plan single-list dialects write (ACP v2's name for a v1 plan)."""
-
-
-@dataclass(frozen=True)
-class Read:
-    """A call that only reads (`TaskList`, `TaskGet`): it sends nothing and changes nothing."""
-
-    tool: str
-    text: str
-
-
-@dataclass(frozen=True)
-class Call:
-    """One validated call of a dialect tool, with the state it applies to."""
-
-    tool: DialectTool
-    args: dict[str, Any]
-    book: Book
-    rules: Rules
-
-    @property
-    def list_id(self) -> str:
-        return self.rules.list_id or DEFAULT_LIST_ID
-
-    @property
-    def current(self) -> Stored | None:
-        """The dialect's list as the session holds it, when it exists and is an items plan."""
-        plan = self.book.plans.get(self.list_id)
-        return plan if plan is not None and plan.type == "items" else None
-
-
-@dataclass(frozen=True, eq=False)
-class DialectTool:
-    """One tool of a dialect."""
-
-    dialect: str
-    name: str
-    """The name the model calls."""
-    definition: type[BaseModel]
-    """The arguments as the model is told them (the shape it was trained on)."""
-    adapter: TypeAdapter[Any]
-    """Validates the arguments models send (the definition, and variants of it), to a dict."""
-    run: Callable[[Call], Applied | Read]
-    """The call's effect, through the core's writers; raises `Rejection` for bad input."""
-    repair: Callable[[Any], Any] = lambda value: value
-    """Common mistakes undone, for arguments that failed validation."""
-    list_field: str | None = None
-    """The array whose complete items a streamed call's previews show; None: no previews."""
-    nested: Mapping[str, str] = field(default_factory=dict)
-    """Accepted fields of the objects in each array, for "not a known field" problems."""
-
-    @property
-    def needs_arguments(self) -> bool:
-        """False for a tool whose every argument is optional (`TaskList`): a call with no
-        arguments at all (empty text, None) is `{}` to it."""
-        return any(f.is_required() for f in self.definition.model_fields.values())
-
-    @property
-    def fields(self) -> tuple[str, ...]:
-        """The top-level fields the tool accepts, for "not a known field" problems."""
-        return tuple(self.definition.model_fields)
-
-    @property
-    def description(self) -> str:
-        """The description the model reads, from `prompts/<dialect>/<name>.md`."""
-        from .._core.prompts import prompt
-
-        return prompt(f"{self.dialect}/{self.name}")
-
-
-def name_of(tool: str | DialectTool) -> str:
-    """The name a model calls a plan tool by: ours are their names, a dialect's carry theirs."""
-    return tool if isinstance(tool, str) else tool.name
-
-
-@dataclass(frozen=True)
-class Dialect:
-    """A family of plan tools, by the name `PlanSession(dialects=...)` takes."""
-
-    name: str
-    tools: tuple[DialectTool, ...]
-    semantics: str
-    """How a call changes the list, for the docs' table: "full replacement", ...."""
+from .._core.plans import META_KEY, Json, Stored, extra_of, meta_with
 
 
 def entry(content: str, status: str, extra: Mapping[str, Any] | None = None) -> Json:

@@ -14,7 +14,7 @@ task gets it when it is a task number (decimal digits, at most 9) that no task i
 has; numbers issued afterwards are higher. A model's call naming one is refused (numbers are
 ours to issue, never reused), as is a `create_plan` or `update_plan` entry that sets
 `_meta["llm_plans"]`; a restored snapshot's numbers are unique in their list and at most its
-`last_task` (`_kept`).
+`last_task` (`_core.kept`).
 
 Entries another tool wrote (a `TodoWrite` list, `create_plan` steps) carry no number. Reads
 show them without one; the next Task* write numbers them, in list order, and records those
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -41,14 +42,15 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 from typing_extensions import Required, TypedDict
 
-from .._core import results
-from .._core.apply import Applied, write_list
+from .._core.apply import write_list
 from .._core.arguments import Rejection
-from .._core.builder import _NOT_FINITE  # the words the core uses for `_meta`
+from .._core.builder import NOT_FINITE
+from .._core.outcome import Applied, Read
 from .._core.plans import Json, extra_of, meta_with
 from .._core.repair import Undecodable, decode_bytes, finite, repair_entry
-from .._core.results import Problem, TaskRow
-from ._base import Call, Dialect, DialectTool, Read, entry
+from .._core.results import MAX_CHANGES_LISTED, Problem, brief, count, cut
+from .._core.tool import Call, Dialect, PlanTool
+from ._base import entry
 
 __all__ = ["TaskCreateArgs", "TaskGetArgs", "TaskListArgs", "TaskUpdateArgs"]
 
@@ -218,7 +220,7 @@ class _Tasks:
 
     def context(self) -> str:
         numbered = [n for n in self.numbers if n in self.issued]
-        return results.task_numbers(numbered, unnumbered=len(self.entries) - len(numbered))
+        return task_numbers(numbered, unnumbered=len(self.entries) - len(numbered))
 
     def issue(self, digits: int, above: int = 0) -> None:
         """Number the entries that have no number (above `above` too): a write records them."""
@@ -319,7 +321,7 @@ def _checked(call: Call, args: dict[str, Any], problems: list[Problem]) -> None:
     for name in _FIELDS:
         text = args.get(name)
         if isinstance(text, str) and len(text) > limit:
-            problems.append(Problem(name, results.task_text_too_long(name, len(text), limit)))
+            problems.append(Problem(name, task_text_too_long(name, len(text), limit)))
 
 
 def _metadata(call: Call, metadata: dict[str, Any], problems: list[Problem]) -> dict[str, Any]:
@@ -327,12 +329,12 @@ def _metadata(call: Call, metadata: dict[str, Any], problems: list[Problem]) -> 
     a task keeps small metadata, as long as a step's text at most."""
     kept = {k: v for k, v in metadata.items() if v is not None}
     if not finite(kept):
-        problems.append(Problem("metadata", _NOT_FINITE))
+        problems.append(Problem("metadata", NOT_FINITE))
         return kept
     size = len(json.dumps(kept, ensure_ascii=False, separators=(",", ":")))
     if size > call.rules.limits.max_entry_chars:
         problems.append(
-            Problem("metadata", results.metadata_too_large(size, call.rules.limits.max_entry_chars))
+            Problem("metadata", metadata_too_large(size, call.rules.limits.max_entry_chars))
         )
     return kept
 
@@ -367,14 +369,14 @@ def _create(call: Call) -> Applied:
     _checked(call, args, problems)
     metadata = _metadata(call, args.get("metadata") or {}, problems)
     if len(tasks.entries) >= call.rules.limits.max_entries:
-        problems.append(Problem("", results.tasks_full(len(tasks.entries))))
+        problems.append(Problem("", tasks_full(len(tasks.entries))))
     sent = args.get("taskId")
     if sent is not None and not call.rules.mirror:
         # Numbers are ours to issue: only a mirror of Claude Code's own call brings one.
         accepted = ", ".join(f for f in call.tool.fields)
         problems.append(Problem("taskId", f"not a known field. Accepted fields: {accepted}.", sent))
     elif sent is not None and _number(sent, digits) is None:
-        problems.append(Problem("taskId", results.not_a_task_number(digits), sent))
+        problems.append(Problem("taskId", not_a_task_number(digits), sent))
     elif sent is not None and int(sent) >= 10**_MIRROR_DIGITS:
         # Claude Code numbers its tasks from 1; a number this high would spend what is left
         # of the session's numbers (every later TaskCreate refused) in one call.
@@ -402,7 +404,7 @@ def _create(call: Call) -> Applied:
         "TaskCreate",
         [*tasks.entries, task],
         max(tasks.last, number),
-        lambda discipline: results.task_created(str(number), subject),
+        lambda _, discipline: task_created(str(number), subject),
     )
 
 
@@ -416,7 +418,7 @@ def _update(call: Call) -> Applied | Read:
     number = tasks.numbers[index]
     sent = [k for k, v in args.items() if k != "taskId" and v is not None]
     if not sent:
-        raise Rejection([Problem("", results.TASK_UPDATE_EMPTY)])
+        raise Rejection([Problem("", TASK_UPDATE_EMPTY)])
     problems: list[Problem] = []
     _checked(call, args, problems)
     if problems:
@@ -432,16 +434,14 @@ def _update(call: Call) -> Applied | Read:
     else:
         changed = _patch(call, tasks, entries, index)
     if not changed:
-        return Read("TaskUpdate", results.task_unchanged(number))
+        return Read("TaskUpdate", task_unchanged(number))
     done = _Tasks(entries, tasks.numbers, tasks.issued, tasks.last)
     return _written(
         call,
         "TaskUpdate",
         entries,
         tasks.last,
-        lambda discipline: results.task_updated(
-            number, changed, done.rows(), discipline=discipline
-        ),
+        lambda _, discipline: task_updated(number, changed, done.rows(), discipline=discipline),
     )
 
 
@@ -521,16 +521,16 @@ def _unlinked(task: Json, number: str) -> Json:
 
 
 def _list(call: Call) -> Read:
-    return Read("TaskList", results.task_list(_tasks(call).rows()))
+    return Read("TaskList", task_list(_tasks(call).rows()))
 
 
 def _get(call: Call) -> Read:
     tasks = _tasks(call)
     index = tasks.find(call.args["taskId"], "taskId")
-    return Read("TaskGet", results.task_details(tasks.rows()[index]))
+    return Read("TaskGet", task_details(tasks.rows()[index]))
 
 
-TASK_CREATE = DialectTool(
+TASK_CREATE = PlanTool(
     dialect="claude_tasks",
     name="TaskCreate",
     definition=TaskCreateArgs,
@@ -538,7 +538,7 @@ TASK_CREATE = DialectTool(
     run=_create,
     repair=_repair,
 )
-TASK_UPDATE = DialectTool(
+TASK_UPDATE = PlanTool(
     dialect="claude_tasks",
     name="TaskUpdate",
     definition=TaskUpdateArgs,
@@ -546,14 +546,14 @@ TASK_UPDATE = DialectTool(
     run=_update,
     repair=_repair,
 )
-TASK_LIST = DialectTool(
+TASK_LIST = PlanTool(
     dialect="claude_tasks",
     name="TaskList",
     definition=TaskListArgs,
     adapter=TypeAdapter(_ListIn),
     run=_list,
 )
-TASK_GET = DialectTool(
+TASK_GET = PlanTool(
     dialect="claude_tasks",
     name="TaskGet",
     definition=TaskGetArgs,
@@ -567,3 +567,170 @@ DIALECT = Dialect(
     (TASK_CREATE, TASK_UPDATE, TASK_LIST, TASK_GET),
     "incremental (patched by task number)",
 )
+
+
+# ---- the results the model reads ------------------------------------------------------------
+
+# A TaskList line shows this much of a subject (TaskGet shows it whole): 200 tasks stay a
+# readable list whatever their subjects.
+_MAX_TASK_SUBJECT = 200
+# Tasks named in a list of numbers (unknown-number rejections, blockers): the rest counted.
+_MAX_TASK_NUMBERS = 20
+TASK_UPDATE_EMPTY = (
+    "this call changes nothing; send status, subject, description, activeForm, owner, "
+    "addBlocks, addBlockedBy or metadata."
+)
+
+
+@dataclass(frozen=True)
+class TaskRow:
+    """One task as the task tools' results show it."""
+
+    number: str
+    """Empty for an item another tool wrote, not yet numbered."""
+    status: str
+    subject: str
+    owner: str | None = None
+    description: str | None = None
+    blocks: tuple[str, ...] = ()
+    """The tasks that wait for this one."""
+    blocked_by: tuple[str, ...] = ()
+    """The open tasks this one waits for."""
+
+
+def _numbers(numbers: Iterable[str], limit: int = _MAX_TASK_NUMBERS) -> str:
+    listed = list(numbers)
+    shown = ", ".join(f"#{n}" for n in listed[:limit])
+    return shown + (f" and {len(listed) - limit} more" if len(listed) > limit else "")
+
+
+def task_numbers(numbers: list[str], unnumbered: int = 0) -> str:
+    """The tasks that exist, for a call naming one that does not (`unnumbered`: items
+    another tool wrote, which get numbers at the next task change)."""
+    if unnumbered:
+        told = f"Existing tasks: {_numbers(numbers)}; " if numbers else ""
+        verb = "has" if unnumbered == 1 else "have"
+        return (
+            f"{told}{count(unnumbered, 'item')} written by another tool {verb} no task number "
+            "yet; the next task change numbers them, and TaskList then shows their numbers."
+        )
+    if not numbers:
+        return "There are no tasks yet; create one with TaskCreate."
+    return f"Existing tasks: {_numbers(numbers)}."
+
+
+def tasks_full(total: int) -> str:
+    """Why a task cannot be added to a full list."""
+    return (
+        f"the task list has {count(total, 'task')}, the most allowed. Delete tasks that no "
+        'longer matter (TaskUpdate with status "deleted") first.'
+    )
+
+
+def not_a_task_number(digits: int) -> str:
+    """What a task number given to TaskCreate must be."""
+    return (
+        f'must be a task number: decimal digits such as "4" (at most {digits}, no leading '
+        "zero). Or leave taskId out to get the next number."
+    )
+
+
+def metadata_too_large(size: int, limit: int) -> str:
+    """Why a task's metadata is not kept."""
+    return (
+        f"{size} characters as JSON; at most {limit} are kept with a task. "
+        "Keep metadata to a few short keys."
+    )
+
+
+def task_text_too_long(field: str, size: int, limit: int) -> str:
+    """Why a task's subject, description, activeForm or owner is not kept."""
+    advice = {
+        "subject": "Keep the subject to a short title; detail goes in the description.",
+        "description": "Keep to what the task involves and what done means.",
+    }
+    return f"{size} characters; at most {limit}. " + advice.get(field, "Shorten it.")
+
+
+def task_created(number: str, subject: str) -> str:
+    """The result of TaskCreate, in the words Claude Code's models know."""
+    return f"Task #{number} created successfully: {cut(subject)}"
+
+
+def task_unchanged(number: str) -> str:
+    """The result of a TaskUpdate whose values the task already had."""
+    return f"Task #{number} already has the values sent; nothing changed."
+
+
+def task_updated(number: str, changed: list[str], tasks: list[TaskRow], *, discipline: bool) -> str:
+    """The result of TaskUpdate: what changed (as Claude Code says it), what is in progress
+    and what is next."""
+    lines = [f"Updated task #{number} {', '.join(changed)}"]
+    doing = [t for t in tasks if t.status == "in_progress"]
+    pending = [t for t in tasks if t.status == "pending"]
+    if doing:
+        more = f" and {len(doing) - 1} more" if len(doing) > 1 else ""
+        lines.append(f"In progress: #{doing[0].number} {brief(doing[0].subject)}{more}.")
+    if pending:
+        ready = next((t for t in pending if not t.blocked_by), None)
+        if ready is not None:
+            lines.append(f"Next: #{ready.number} {brief(ready.subject)}.")
+        else:
+            first = pending[0]
+            waits = _numbers(first.blocked_by, MAX_CHANGES_LISTED)
+            lines.append(f"Next: #{first.number} {brief(first.subject)}, blocked by {waits}.")
+    elif not doing:
+        done = sum(t.status == "completed" for t in tasks)
+        if not tasks:
+            lines.append("No tasks remain.")
+        elif done == len(tasks):
+            lines.append("All tasks are completed." if done > 1 else "The only task is completed.")
+        else:
+            lines.append(f"No tasks remain open: {done} completed, {len(tasks) - done} cancelled.")
+    if discipline:
+        if len(doing) > 1:
+            several = _numbers((t.number for t in doing), MAX_CHANGES_LISTED)
+            lines.append(
+                f"Note: tasks {several} are all in_progress; keep exactly one in progress."
+            )
+        elif not doing and pending:
+            lines.append(
+                "Note: tasks remain but none is in_progress; set the one you work on now to "
+                "in_progress."
+            )
+    return "\n".join(lines)
+
+
+def task_list(tasks: list[TaskRow]) -> str:
+    """The result of TaskList: a line per task, as Claude Code shows them (an item another
+    tool wrote, which has no number until the next task change, without one)."""
+    if not tasks:
+        return "No tasks found"
+    lines = []
+    for t in tasks:
+        subject = t.subject
+        if len(subject) > _MAX_TASK_SUBJECT:
+            subject = subject[: _MAX_TASK_SUBJECT - 3] + "..."
+        owner = f" ({cut(t.owner)})" if t.owner else ""
+        waits = (
+            f" [blocked by {_numbers(t.blocked_by, MAX_CHANGES_LISTED)}]" if t.blocked_by else ""
+        )
+        if t.number:
+            lines.append(f"#{t.number} [{t.status}] {subject}{owner}{waits}")
+        else:  # another tool's item: numbered by the next task change
+            lines.append(f"- [{t.status}] {subject} (no task number yet)")
+    return "\n".join(lines)
+
+
+def task_details(task: TaskRow) -> str:
+    """The result of TaskGet: one task in full."""
+    lines = [f"Task #{task.number}: {task.subject}", f"Status: {task.status}"]
+    if task.description:
+        lines.append(f"Description: {task.description}")
+    if task.owner:
+        lines.append(f"Owner: {task.owner}")
+    if task.blocked_by:
+        lines.append(f"Blocked by: {_numbers(task.blocked_by)}")
+    if task.blocks:
+        lines.append(f"Blocks: {_numbers(task.blocks)}")
+    return "\n".join(lines)

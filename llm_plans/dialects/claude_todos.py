@@ -13,11 +13,13 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapte
 from typing_extensions import Required, TypedDict
 
 from .._core import results
-from .._core.apply import Applied, write_list
+from .._core.apply import write_list
 from .._core.builder import check_step_text
+from .._core.outcome import Applied
 from .._core.repair import repair_list
+from .._core.tool import Call, Dialect, PlanTool, Previews
 from .._models import Priority
-from ._base import Call, Dialect, DialectTool, carried, entry, renamer
+from ._base import carried, entry, renamer
 
 __all__ = ["Todo", "TodoWriteArgs"]
 
@@ -106,7 +108,7 @@ def _run(call: Call) -> Applied:
         book,
         plan.id,
         plan,
-        say=lambda discipline: results.list_written(
+        say=lambda _, discipline: results.list_written(
             "Updated", "todo list", plan, discipline=discipline
         ),
     )
@@ -120,14 +122,14 @@ def _repair(value: Any) -> Any:
     return repair_list(value, "todos")
 
 
-TODO_WRITE = DialectTool(
+TODO_WRITE = PlanTool(
     dialect="claude_todos",
     name="TodoWrite",
     definition=TodoWriteArgs,
     adapter=TypeAdapter(_TodoWriteIn),
     run=_run,
     repair=_repair,
-    list_field="todos",
+    previews=Previews.of_list("todos"),
     nested={"todos": "content, status, activeForm"},
 )
 

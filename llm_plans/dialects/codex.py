@@ -13,7 +13,7 @@ about one call rather than about any step, and echoing it back would spend the m
 tokens on its own words. The result says what the plan now is instead.
 
 Its tool name is ours too: a session cannot take `codex` and `llm_plans` at once
-(`_dialects.tools_of` raises `ConfigurationError`).
+(the registry, `llm_plans.dialects`, raises `ConfigurationError`).
 """
 
 from __future__ import annotations
@@ -24,10 +24,12 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapte
 from typing_extensions import NotRequired, Required, TypedDict
 
 from .._core import results
-from .._core.apply import Applied, write_list
+from .._core.apply import write_list
+from .._core.outcome import Applied
 from .._core.repair import repair_list
+from .._core.tool import Call, Dialect, PlanTool, Previews
 from .._models import Status
-from ._base import Call, Dialect, DialectTool, carried, entry, renamer
+from ._base import carried, entry, renamer
 
 __all__ = ["PlanItem", "UpdatePlanArgs"]
 
@@ -90,7 +92,9 @@ def _run(call: Call) -> Applied:
         book,
         plan.id,
         plan,
-        say=lambda discipline: results.list_written("Updated", "plan", plan, discipline=discipline),
+        say=lambda _, discipline: results.list_written(
+            "Updated", "plan", plan, discipline=discipline
+        ),
     )
 
 
@@ -104,14 +108,14 @@ def _repair(value: Any) -> Any:
     return repair_list(value, "plan", text="step")
 
 
-UPDATE_PLAN = DialectTool(
+UPDATE_PLAN = PlanTool(
     dialect="codex",
     name="update_plan",
     definition=UpdatePlanArgs,
     adapter=TypeAdapter(_UpdatePlanIn),
     run=_run,
     repair=_repair,
-    list_field="plan",
+    previews=Previews.of_list("plan"),
     nested={"plan": "step, status"},
 )
 

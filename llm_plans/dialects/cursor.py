@@ -23,13 +23,15 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, StringConstraints, 
 from typing_extensions import NotRequired, Required, TypedDict
 
 from .._core import results
-from .._core.apply import Applied, write_list
+from .._core.apply import write_list
 from .._core.arguments import Rejection
+from .._core.outcome import Applied
 from .._core.plans import Json, extra_of, meta_with
 from .._core.repair import repair_list
 from .._core.results import Problem
+from .._core.tool import Call, Dialect, PlanTool, Previews
 from .._models import Status
-from ._base import Call, Dialect, DialectTool, carried, entry, renamer
+from ._base import carried, entry, renamer
 
 __all__ = ["CursorTodo", "TodoWriteArgs"]
 
@@ -107,7 +109,7 @@ def _run(call: Call) -> Applied:
         book,
         plan.id,
         plan,
-        say=lambda discipline: results.list_written(
+        say=lambda _, discipline: results.list_written(
             "Updated", "todo list", plan, discipline=discipline
         ),
     )
@@ -237,14 +239,14 @@ def _repair(value: Any) -> Any:
     return repair_list(value, "todos")
 
 
-TODO_WRITE = DialectTool(
+TODO_WRITE = PlanTool(
     dialect="cursor",
     name="todo_write",
     definition=TodoWriteArgs,
     adapter=TypeAdapter(_TodoWriteIn),
     run=_run,
     repair=_repair,
-    list_field="todos",
+    previews=Previews.of_list("todos"),
     nested={"todos": "id, content, status"},
 )
 

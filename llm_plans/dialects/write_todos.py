@@ -17,13 +17,15 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapte
 from typing_extensions import NotRequired, TypedDict
 
 from .._core import results
-from .._core.apply import Applied, write_list
+from .._core.apply import write_list
 from .._core.arguments import Rejection
 from .._core.builder import check_step_text
+from .._core.outcome import Applied
 from .._core.repair import repair_list
 from .._core.results import Problem
+from .._core.tool import Call, Dialect, PlanTool, Previews
 from .._models import Status
-from ._base import Call, Dialect, DialectTool, carried, entry, renamer
+from ._base import carried, entry, renamer
 
 __all__ = ["Todo", "WriteTodosArgs"]
 
@@ -120,7 +122,7 @@ def _run(call: Call) -> Applied:
         book,
         plan.id,
         plan,
-        say=lambda discipline: results.list_written(
+        say=lambda _, discipline: results.list_written(
             "Updated", "todo list", plan, discipline=discipline
         ),
     )
@@ -145,14 +147,14 @@ def _repair(value: Any) -> Any:
     }
 
 
-WRITE_TODOS = DialectTool(
+WRITE_TODOS = PlanTool(
     dialect="write_todos",
     name="write_todos",
     definition=WriteTodosArgs,
     adapter=TypeAdapter(_WriteTodosIn),
     run=_run,
     repair=_repair,
-    list_field="todos",
+    previews=Previews.of_list("todos"),
     nested={"todos": "content (or description), status"},
 )
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._dialects import NAMES, OURS, tools_of
 from .._errors import ConfigurationError
+from ..dialects import _NAMES as NAMES
+from ..dialects import _OURS as OURS
+from ..dialects import _tools_of as tools_of
 
 if TYPE_CHECKING:
     from .._session import PlanSession
@@ -53,7 +55,6 @@ def names_of(dialect: object) -> tuple[str, ...]:
 
 
 def _takes(session: PlanSession, dialect: str) -> bool:
-    # The very tools of that dialect, not merely tools of the same names: ours and Codex's
-    # both name one `update_plan`, and a session holds at most one of them.
-    held = session._tools
-    return all(held.get(name) == tool for name, tool in tools_of(dialect).items())
+    # The dialect's own tools, not merely tools of the same names: ours and Codex's both
+    # name one `update_plan`, and a session holds at most one of them.
+    return any(tool.dialect == dialect for tool in session._tools.values())

@@ -57,9 +57,9 @@ except ImportError as missing:  # the framework is an optional extra
     ) from missing
 
 from ... import tools
-from ..._dialects import OURS
 from ..._errors import ConfigurationError
 from ..._session import PlanSession
+from ...dialects import _OURS as OURS
 from .._calls import Calls, Run, shared_calls
 from .._dialect import dialect_for, names_of
 from .hooks import plan_hooks

@@ -28,7 +28,6 @@ from ._limits import Limits
 from ._lock import SessionLock
 from ._streaming.flights import DEFAULT_PREVIEW_BUDGET, Flight, Streams
 from ._streaming.preview import grown, preview
-from ._toolcalls import parse  # the call shapes only: the providers build on the session
 from ._wire import forms
 from ._wire.flatten import Flattener, ReadText, read_plan_file
 from ._wire.forms import Json, WireForm
@@ -36,6 +35,7 @@ from ._wire.outbox import Gate, Outbox, Send, is_async, takes_one_argument
 from ._wire.subagents import MAX_OPEN, Child, Subagents, check_child_id, check_text
 from .dialects import _OURS, _lists_only, _tools_of
 from .dialects.llm_plans import CREATE_PLAN
+from .providers import parse
 
 __all__ = ["PlanSession", "Send"]
 

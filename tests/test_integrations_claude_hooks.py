@@ -29,7 +29,7 @@ from wire import message_stream
 
 from llm_plans import ConfigurationError, Limits, MarkdownPlan, PlanSession
 from llm_plans.integrations.claude_agent_sdk import plan_hooks
-from llm_plans.integrations.claude_agent_sdk.sessions import Sessions
+from llm_plans.integrations.claude_agent_sdk._sessions import Sessions
 from llm_plans.testing import RecordingSend
 
 DIALECTS = ["llm_plans", "claude_tasks", "claude_todos"]

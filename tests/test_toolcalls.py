@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from openai.types.responses import ResponseFunctionCallArgumentsDeltaEvent
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from llm_plans._toolcalls import field_reader, get
+from llm_plans.providers._base import field_reader, get
 
 POOL = ("id", "index", "name", "arguments", "delta")
 values = st.one_of(st.none(), st.sampled_from(["", "call_1", 0, 1, {}, []]))

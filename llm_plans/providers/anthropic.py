@@ -5,12 +5,37 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._toolcalls import ProviderCall, field_reader, get, keyed
-from .._toolcalls import anthropic_result as result
-from .._toolcalls import parse_anthropic as parse
-from ._base import Session, StreamAdapter, StreamedCall
+from ._base import ProviderCall, Session, StreamAdapter, StreamedCall, field_reader, get, keyed
 
 __all__ = ["AnthropicStream", "parse", "result"]
+
+
+def parse(call: Any) -> ProviderCall | None:
+    """An Anthropic `tool_use` content block (object or dict); else None.
+
+    Args:
+        call: A content block of an Anthropic message, as an SDK object or a dict.
+    """
+    name = get(call, "name")
+    if get(call, "type") != "tool_use" or not isinstance(name, str):
+        return None
+    return ProviderCall(str(get(call, "id")), name, get(call, "input"), result)
+
+
+def result(call: ProviderCall, content: str, ok: bool) -> dict[str, Any]:
+    """A `tool_result` block answering the call, flagged as an error when rejected.
+
+    Args:
+        call: The call being answered (its id goes in `tool_use_id`).
+        content: The result's text (`ToolResult.content`).
+        ok: Whether the call succeeded; False sets `is_error`.
+    """
+    return {
+        "type": "tool_result",
+        "tool_use_id": call.call_id,
+        "content": content,
+        "is_error": not ok,
+    }
 
 
 # What the usual event's fast path reads, one reader a level (see `field_reader`).

@@ -15,12 +15,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._toolcalls import ProviderCall, field_reader, get, keyed, listed
-from .._toolcalls import openai_chat_result as result
-from .._toolcalls import openai_responses_result as responses_result
-from .._toolcalls import parse_openai_chat as parse
-from .._toolcalls import parse_openai_responses as parse_responses
-from ._base import Session, StreamAdapter, StreamedCall
+from ._base import (
+    ProviderCall,
+    Session,
+    StreamAdapter,
+    StreamedCall,
+    field_reader,
+    get,
+    keyed,
+    listed,
+)
 
 __all__ = [
     "OpenAIChatStream",
@@ -30,6 +34,59 @@ __all__ = [
     "responses_result",
     "result",
 ]
+
+
+def parse(call: Any) -> ProviderCall | None:
+    """An OpenAI chat tool call (object or dict), with `"type": "function"` or without it
+    (Mistral); None for anything else. Calls without an id are Ollama's (`ollama.parse`).
+
+    Args:
+        call: One of a chat message's `tool_calls`, as an SDK object or a dict.
+    """
+    function = get(call, "function")
+    call_id = get(call, "id")
+    if get(call, "type") not in (None, "function") or function is None or call_id is None:
+        return None
+    name = get(function, "name")
+    if not isinstance(name, str):
+        return None
+    return ProviderCall(str(call_id), name, get(function, "arguments"), result)
+
+
+def result(call: ProviderCall, content: str, ok: bool) -> dict[str, Any]:
+    """A `tool` message answering the call (chat has no error flag: the text says so).
+
+    Args:
+        call: The call being answered (its id goes in `tool_call_id`).
+        content: The result's text (`ToolResult.content`).
+        ok: Whether the call succeeded (unused: chat has no error flag).
+    """
+    return {"role": "tool", "tool_call_id": call.call_id, "content": content}
+
+
+def parse_responses(call: Any) -> ProviderCall | None:
+    """An OpenAI Responses `function_call` output item (object or dict); else None.
+
+    Args:
+        call: An output item of a Responses response, as an SDK object or a dict.
+    """
+    if get(call, "type") != "function_call":
+        return None
+    name = get(call, "name")
+    if not isinstance(name, str):
+        return None
+    return ProviderCall(str(get(call, "call_id")), name, get(call, "arguments"), responses_result)
+
+
+def responses_result(call: ProviderCall, content: str, ok: bool) -> dict[str, Any]:
+    """A `function_call_output` input item answering the call.
+
+    Args:
+        call: The call being answered (its id goes in `call_id`).
+        content: The result's text (`ToolResult.content`).
+        ok: Whether the call succeeded (unused: the item has no error flag).
+    """
+    return {"type": "function_call_output", "call_id": call.call_id, "output": content}
 
 
 @dataclass

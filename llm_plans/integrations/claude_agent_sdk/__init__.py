@@ -62,7 +62,7 @@ from ..._session import PlanSession
 from ...dialects import _OURS as OURS
 from .._calls import Calls, Run, shared_calls
 from .._dialect import dialect_for, names_of
-from .hooks import plan_hooks
+from ._hooks import plan_hooks
 
 __all__ = [
     "BUILTIN_PLAN_TOOLS",

@@ -17,8 +17,8 @@ except ImportError as missing:  # the framework is an optional extra
 
 from ..._errors import ConfigurationError
 from ..._session import PlanSession
-from .mirror import MIRRORED, Mirror
-from .scope import PLAN_MODE_ID
+from ._mirror import MIRRORED, Mirror
+from ._scope import PLAN_MODE_ID
 
 __all__ = ["PLAN_MODE_ID", "plan_hooks"]
 

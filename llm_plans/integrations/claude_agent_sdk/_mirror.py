@@ -9,9 +9,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..._session import PlanSession
-from .fit import fitted, text_of
-from .scope import Scope, Task, title_of
-from .sessions import Sessions
+from ._fit import fitted, text_of
+from ._scope import Scope, Task, title_of
+from ._sessions import Sessions
 
 _logger = logging.getLogger("llm_plans")
 TASKS = ("TaskCreate", "TaskUpdate", "TaskList", "TaskGet")

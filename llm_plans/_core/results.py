@@ -1,4 +1,5 @@
-"""Texts the model reads: problems with its arguments, and what a successful call did."""
+"""Texts the model reads that every dialect shares: problems with its arguments, rejections,
+plans described, and notes on how a list moves on."""
 
 from __future__ import annotations
 

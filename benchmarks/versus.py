@@ -29,9 +29,9 @@ HERE = Path(__file__).parent
 
 def run_once(checkout: Path, sections: str, out: Path) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(checkout)}
+    script = str(checkout / "benchmarks" / "run.py")
     subprocess.run(
-        [sys.executable, str(checkout / "benchmarks" / "run.py"), "--sections", sections]
-        + ["--out", str(out)],
+        [sys.executable, script, "--sections", sections, "--out", str(out)],
         check=True,
         env=env,
         cwd=checkout,

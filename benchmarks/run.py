@@ -720,7 +720,7 @@ def section_h() -> None:
         text = compact(value)
         rows.append([name, len(text), count(text)])
     prompt = tools.system_prompt()
-    system = "system prompt (prompts/system.md, counted apart)"
+    system = "system prompt (prompts/llm_plans/system.md, counted apart)"
     rows.append([system, len(prompt.encode()), count(prompt)])
     report(
         "h",

@@ -17,7 +17,7 @@ c. bytes the model writes to move one step on, against the full-list tools of Co
 d. bytes of the results the model reads back;
 e. streaming, fed back to back and at a live 50 tokens/s on a virtual clock, the live streams
    beside the streaming floor, that floor with the checks previews cannot skip, and a lean
-   composition that sends the same previews (see streaming.py);
+   composition that sends the same previews (see streamed.py);
 f. legacy form: one step's update with a 1 MB file plan active, against a 10-line file plan;
 g. end to end: plan updates per second over a real stdio pipe, against raw SDK updates;
 h. tool definition bytes and tokens per provider format, and the system prompt's;
@@ -25,7 +25,7 @@ i. per dialect: definition bytes and tokens, and the bytes a model writes to mov
 
 Only PlanSession's public API is timed, so the figures stay comparable as the core changes;
 the instruments set beside it reach into the internals: bound.py, the leanest composition
-of a call's work (table a), and streaming.py's check_steps and LeanPreviews (table e2),
+of a call's work (table a), and streamed.py's check_steps and LeanPreviews (table e2),
 the latter checked against the session before timing.
 Timing method: benchmarks/timing.py.
 """
@@ -59,7 +59,7 @@ from acp.schema import (
 from bound import Lean, check
 from dialects import definition_header, definition_rows, written_header, written_rows
 from medians import combined
-from streaming import adapter_rows, budget_rows, stream_rows
+from streamed import adapter_rows, budget_rows, stream_rows
 from timing import Ratio, Timings, compare, table, us
 from workload import CAPS, STEP, DumpingSend, compact, entries, strict_changes, strict_update
 
@@ -493,7 +493,7 @@ def section_d() -> None:
     )
 
 
-# ---- e: streaming (streaming.py) -------------------------------------------------------------
+# ---- e: streaming (streamed.py) -------------------------------------------------------------
 
 
 def section_e(rounds: int) -> None:

@@ -10,7 +10,20 @@ from hypothesis import HealthCheck, settings
 from llm_plans import PlanSession
 from llm_plans.testing import RecordingSend
 
-sys.path.insert(0, str(Path(__file__).parent))
+# The helpers the tests share (tests/support/) import by their plain names.
+sys.path.insert(0, str(Path(__file__).parent / "support"))
+
+E2E = Path(__file__).parent / "e2e"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Everything under tests/e2e/ (the example agent, the demo, the CLI, interop with real
+    clients, packaging, the docs, recorded traffic) is marked `e2e`: `-m "not e2e"` runs the
+    unit tests alone."""
+    for item in items:
+        if E2E in item.path.parents:
+            item.add_marker(pytest.mark.e2e)
+
 
 # Hypothesis profiles, picked by HYPOTHESIS_PROFILE: "dev" (the default) keeps a local
 # `python -m pytest` quick; "ci" (set by .ci/run) runs the full counts. Tests that set their own

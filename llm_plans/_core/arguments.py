@@ -5,13 +5,13 @@ encoded to UTF-8, and the bytes are size-checked and parsed strictly (no NaN or 
 lone surrogates, no duplicate keys, bounded nesting). Only then are the fields validated, and
 only arguments that fail validation are repaired and validated again. The usual call of our
 own tools is parsed and validated in one pass instead, where a count proves the answer is
-the strict path's (`one_pass`); `tests/test_arguments.py` holds the two paths equal. That
+the strict path's (`one_pass`); `tests/core/test_arguments.py` holds the two paths equal. That
 pass also holds each step's text to the session's length limit, so that building the plan
 need not measure the texts again (`parse_bounded`).
 
 The validators here mirror the public argument models in `_models.py` as TypedDicts: they
 return plain dicts (entries ready to send) at a fraction of the cost of model instances.
-`tests/test_arguments.py` checks the two agree field for field.
+`tests/core/test_arguments.py` checks the two agree field for field.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ def dump(book: Book) -> dict[str, Any]:
     Built from the stored wire values, not the typed models (a snapshot is taken on every
     commit by agents that persist in `on_commit`): the same keys in the same order as the
     models' `dump_python(mode="json", by_alias=True, exclude_none=True)`, which
-    `tests/test_snapshot.py` checks. Every dict and list is new, `_meta` values deep-copied,
+    `tests/core/test_snapshot.py` checks. Every dict and list is new, `_meta` values deep-copied,
     so changing the snapshot changes nothing in the session.
     """
     out: dict[str, Any] = {"version": VERSION, "next_number": book.next_number}

@@ -7,7 +7,7 @@ list value (a plan's `entries`, a todo list) are decoded once each: a preview pa
 elements that became final since the last one, and the rest of the prefix with that list
 left empty, so a long plan's previews cost what is new, not the whole text again. JSON
 decodes an array element by element, so this is the whole prefix's decode, element for
-element (tests/test_prefix.py checks it against one parse of the closed prefix).
+element (tests/streaming/test_partial_json.py checks it against one parse of the closed prefix).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ numbers), so the core validates and builds only the entries new since the last p
 asks the tool to `run` the rest of the call (the same decisions as any call: ids,
 limits, the book), and puts the entries it built before in front of the new ones.
 
-The result is the core's own for the whole prefix (tests/test_preview.py holds the two
+The result is the core's own for the whole prefix (tests/streaming/test_preview.py holds the two
 equal for valid, repairable and hostile calls): whatever is not the plain case (a call
 that needs repair or is refused, `changes`, a markdown or file plan, a dialect's list)
 takes `apply`'s whole way.

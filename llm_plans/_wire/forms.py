@@ -274,7 +274,7 @@ _TEXTS = ("planId", "id", "content", "uri", "path")
 
 def weight(session_id: str, update: Json) -> int:
     """The bytes of one `session/update` notification's params as compact JSON, reckoned
-    without serialising them (tests/test_wire.py holds them equal). The texts count as
+    without serialising them (tests/wire/test_forms.py holds them equal). The texts count as
     `json.dumps` escapes them, so a preview budget counts what really goes out."""
     return Scale().weigh(session_id, update)
 

@@ -7,11 +7,10 @@ from typing import Any
 
 import pytest
 from inline_snapshot import snapshot
+from list_checks import CAPS, scripted_updates
 
 from llm_plans import ConfigurationError, PlanSession, StreamError
 from llm_plans.testing import RecordingSend
-
-from .list_checks import CAPS, scripted_updates
 
 
 def todo(content: str, status: str, active: str | None = None) -> dict[str, str]:

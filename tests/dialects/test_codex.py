@@ -10,11 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from inline_snapshot import snapshot
-
-from llm_plans import ConfigurationError, PlanSession
-from llm_plans.testing import RecordingSend
-
-from .list_checks import (
+from list_checks import (
     CAPS,
     STATUSES,
     answered_safely,
@@ -25,6 +21,9 @@ from .list_checks import (
     session,
     streamed_as_plain,
 )
+
+from llm_plans import ConfigurationError, PlanSession
+from llm_plans.testing import RecordingSend
 
 FIELDS = {"plan": {"step", "status"}, "explanation": set()}
 

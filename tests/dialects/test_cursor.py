@@ -12,12 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from inline_snapshot import snapshot
-from spec_shapes import check
-
-from llm_plans import PlanSession, tools
-from llm_plans.testing import RecordingSend
-
-from .list_checks import (
+from list_checks import (
     CAPS,
     STATUSES,
     answered_safely,
@@ -28,6 +23,10 @@ from .list_checks import (
     session,
     streamed_as_plain,
 )
+from spec_shapes import check
+
+from llm_plans import PlanSession, tools
+from llm_plans.testing import RecordingSend
 
 FIELDS = {"todos": {"id", "content", "status"}, "merge": set()}
 

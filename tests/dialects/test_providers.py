@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from wire import (
+from wire_payloads import (
     Recorder,
     anthropic_client,
     chat_stream,

@@ -10,11 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from inline_snapshot import snapshot
-
-from llm_plans import PlanSession, tools
-from llm_plans.testing import RecordingSend
-
-from .list_checks import (
+from list_checks import (
     CAPS,
     answered_safely,
     broken,
@@ -24,6 +20,9 @@ from .list_checks import (
     session,
     streamed_as_plain,
 )
+
+from llm_plans import PlanSession, tools
+from llm_plans.testing import RecordingSend
 
 FIELDS = {"todos": {"content", "description", "status"}}
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import dataclasses
+import functools
 import logging
 import math
 import os
@@ -346,18 +346,14 @@ class PlanSession:
         flight = streams.get(call_id)
         if flight is None or flight.name != name:
             flight = self._start(call_id, name)
-        if not flight.add(fragment):
+        if not flight.text.add(fragment):
             return  # nothing this fragment holds can complete a step or a line
         loop = asyncio.get_running_loop()
         wait = flight.wait(loop.time(), self._stream_interval)
         if wait is None:
             return  # over the preview budget until the call's text grows
         if wait > 0:
-            if flight.timer is None:
-                # A fresh context: the timer's task must not inherit a lock's holding mark.
-                flight.timer = loop.call_later(
-                    wait, self._start_flush, call_id, flight, context=contextvars.Context()
-                )
+            flight.pace.arm(loop, wait, functools.partial(self._start_flush, call_id, flight))
             return
         async with self._lock.held():
             if self._streams.get(call_id) is flight:
@@ -383,10 +379,11 @@ class PlanSession:
         flight = self._streams.get(call_id)
         if flight is None or flight.name != name:
             flight = self._start(call_id, name)
-        if flight.add(fragment):
-            flight.pending = True
-        if not flight.pending or flight.due:
-            return flight.due
+        pace = flight.pace
+        if flight.text.add(fragment):
+            pace.pending = True
+        if not pace.pending or pace.due:
+            return pace.due
         wait = flight.wait(asyncio.get_running_loop().time(), self._stream_interval)
         if wait is None or wait > 0:
             return False
@@ -409,9 +406,7 @@ class PlanSession:
                 f"tools: {', '.join(self.tool_names)}; session.plan_tool(name) tells them apart)"
             )
         self._lock.check()
-        flight = self._streams.start(call_id, tool, self.limits.max_arguments_bytes)
-        flight.name = name
-        return flight
+        return self._streams.start(call_id, tool, name, self.limits.max_arguments_bytes)
 
     def is_streaming(self, call_id: str) -> bool:
         """True while a streamed call with this id is fed and not yet finished or aborted.
@@ -443,17 +438,19 @@ class PlanSession:
                 problem = results.Problem("", flight.tool.cut_off)
                 outcome: Applied | Rejected | Read = Rejected(flight.tool.name, [problem])
             else:
-                final, size = (arguments, None) if arguments is not None else flight.arguments()
+                final, size = (
+                    (arguments, None) if arguments is not None else flight.text.arguments()
+                )
                 outcome = apply(
                     self._book,
                     flight.tool,
                     final,
                     self._rules,
                     reserved_ids=self._streams.reserved_ids(),
-                    own_id=flight.own_id,
+                    own_id=flight.shown.own_id,
                     size=size,
                 )
-            return await self._conclude(outcome, shown=flight.shown)
+            return await self._conclude(outcome, shown=flight.shown.ids)
 
     async def abort(self, call_id: str) -> bool:
         """Drop a streamed call in flight and roll back what its previews showed the client.
@@ -478,48 +475,43 @@ class PlanSession:
         flight = self._streams.pop(call_id)
         if flight is None:
             return False
-        await self._show(flight.shown)
+        await self._show(flight.shown.ids)
         return True
 
     async def _preview(self, flight: Flight) -> None:
-        flight.pending = flight.due = False
-        if not flight.scan():
+        flight.pace.taken()
+        if not flight.text.scan():
             return
         plan = self._grown(flight) or self._worked_out(flight)
         if plan is None:
             return
-        if flight.preview is not None and flight.preview.same(plan):
+        shown = flight.shown
+        if shown.preview is not None and shown.preview.same(plan):
             return
-        before, showing = flight.preview, plan.id in flight.shown
+        before, showing = shown.show(plan)
         moved = before is not None and before.id != plan.id
-        flight.preview = plan
-        flight.shown[plan.id] = None
         # A preview that fails to arrive is re-sent by the call's final notification.
-        if moved or not self._streams.single:
-            await self._show(flight.shown if moved else (plan.id,), gate=flight)
-        else:  # the only call streaming: its preview is all the previews there are
-            await self._outbox.show(self._book.plans, (plan.id,), {plan.id: plan}, gate=flight)
-        if flight.held_back:  # too small a share of the budget: the client keeps the last
-            flight.preview = before
-            if not showing:
-                del flight.shown[plan.id]
+        await self._show(shown.ids if moved else (plan.id,), gate=flight)
+        if flight.budget.held_back:  # too small a share of the budget: the client keeps
+            shown.take_back(plan, before, showing)  # the last one
 
     def _grown(self, flight: Flight) -> Stored | None:
         # The usual preview: the last one with more steps, worked out from those alone. (Other
         # streams do not change it: the ids they hold matter to a generated id, and the last
         # preview's is kept as `own_id`.)
-        if flight.built.plan is None:
+        built = flight.shown.built
+        if built.plan is None:
             return None
-        new = flight.grown()
+        new = flight.text.grown(built.sent)
         if new is None:
             return None
-        plan = grown(self._book, flight.tool, new, self._rules, flight.built)
+        plan = grown(self._book, flight.tool, new, self._rules, built)
         if plan is not None:
             flight.previewed_now(asyncio.get_running_loop().time())
         return plan
 
     def _worked_out(self, flight: Flight) -> Stored | None:
-        fields = flight.fields()
+        fields = flight.text.fields()
         if fields is not None and not self._shows_more(flight, fields):
             return None  # nothing the client would see changed: not worked out, not counted
         # Every attempt counts against the budget, shown or not: working out a preview costs
@@ -530,14 +522,14 @@ class PlanSession:
         if fields is None or not previews.shows(fields):
             return None
         reserved = self._streams.reserved_ids(but=flight)
-        if flight.whole is not None:
+        if flight.text.whole is not None:
             outcome = apply(
                 self._book,
                 flight.tool,
                 fields,
                 self._rules,
                 reserved_ids=reserved,
-                own_id=flight.own_id,
+                own_id=flight.shown.own_id,
             )
         else:  # the core validates and builds only what became final since the last preview
             outcome = preview(
@@ -545,14 +537,14 @@ class PlanSession:
                 flight.tool,
                 fields,
                 self._rules,
-                flight.built,
+                flight.shown.built,
                 reserved_ids=reserved,
-                own_id=flight.own_id,
+                own_id=flight.shown.own_id,
             )
         if not isinstance(outcome, Applied) or outcome.plan is None:
             return None
         if previews.keeps_generated_id and fields.get("id") is None:
-            flight.own_id = outcome.plan.id
+            flight.shown.keep_id(outcome.plan.id)
         return outcome.plan
 
     def _shows_more(self, flight: Flight, fields: Mapping[str, Any]) -> bool:
@@ -561,11 +553,10 @@ class PlanSession:
         content = fields.get("content")
         if "content" not in flight.tool.previews.text_keys or not isinstance(content, str):
             return True
-        new, flight.lines_seen = content[flight.lines_seen :], len(content)
-        return self._outbox.shows_lines(new)
+        return self._outbox.shows_lines(flight.shown.new_lines(content))
 
     def _start_flush(self, call_id: str, flight: Flight) -> None:
-        flight.timer = None
+        flight.pace.fired()
         task = asyncio.ensure_future(self._flush(call_id, flight))
         self._flushes.add(task)
         task.add_done_callback(self._flushes.discard)
@@ -590,12 +581,7 @@ class PlanSession:
         self._book = outcome.book
         on_commit = self._on_commit
         failure = None if on_commit is None else self._committed(on_commit)
-        sending = None
-        if not shown and self._streams.idle:  # no previews to show beside this commit
-            sending = self._outbox.show_one(self._book.plans, outcome.plan_id)
-        if sending is None:
-            sending = self._show([*shown, outcome.plan_id])
-        send_failure = await sending
+        send_failure = await self._show([*shown, outcome.plan_id])
         text = outcome.text(discipline=self._discipline)
         if send_failure is not None:
             text += "\n" + results.send_failure(send_failure)

@@ -164,7 +164,7 @@ class WithoutQuickPreviews(PlanSession):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._outbox.show_one = lambda *args, **kwargs: None  # type: ignore[method-assign]
+        self._outbox._show_one = lambda *args, **kwargs: None  # type: ignore[method-assign]
 
     def _grown(self, flight: Any) -> None:
         return None

@@ -179,12 +179,12 @@ class Outbox:
         asked = dict.fromkeys(ids)
         if len(asked) == 1 and not force:
             (plan_id,) = asked
-            quick = self.show_one(plans, plan_id, previews, gate=gate)
+            quick = self._show_one(plans, plan_id, previews, gate=gate)
             if quick is not None:
                 return quick
         return self._show_all(plans, asked, previews, force=force, gate=gate)
 
-    def show_one(
+    def _show_one(
         self,
         plans: Mapping[str, Stored],
         plan_id: str,

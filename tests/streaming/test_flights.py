@@ -223,12 +223,12 @@ async def test_a_dialects_list_looks_at_no_comma(worked_out: list[int]) -> None:
 def test_an_empty_bytes_fragment_keeps_a_streams_text_as_text() -> None:
     """Provider adapters open a call with `b""`: the text after it is still taken on the
     fast path, and the finished call gets it as the text it was."""
-    from llm_plans._streaming.flights import Flight
+    from llm_plans._streaming.flights import ArgumentText
 
-    flight = Flight(OUR_TOOLS["create_plan"], limit=1000)
-    assert not flight.add(b"")
-    assert flight.add('{"type":"items","entries":[{"content":"a"}')
-    assert flight.arguments() == ('{"type":"items","entries":[{"content":"a"}', None)
+    text = ArgumentText.for_tool(OUR_TOOLS["create_plan"], limit=1000)
+    assert not text.add(b"")
+    assert text.add('{"type":"items","entries":[{"content":"a"}')
+    assert text.arguments() == ('{"type":"items","entries":[{"content":"a"}', None)
 
 
 async def test_a_legacy_markdown_preview_waits_for_list_items() -> None:

@@ -303,7 +303,7 @@ async def test_one_plan_the_quick_way_sends_and_notes_what_the_whole_way_does(
     # the legacy steps) end the same.
     sends = RecordingSend(), RecordingSend()
     boxes = [Outbox(send, "s", form, Flattener(Limits(), None, reads_anew())) for send in sends]
-    boxes[1].show_one = lambda *args, **kwargs: None  # type: ignore[method-assign]
+    boxes[1]._show_one = lambda *args, **kwargs: None  # type: ignore[method-assign]
     for shown, other, fails, gated in history:
         before = {plan.id: plan for plan in shown}
         others = {} if other is None else {other.id: other}

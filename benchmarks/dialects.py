@@ -15,11 +15,13 @@ from typing import Any
 
 from workload import STEP, DumpingSend, compact, strict_changes
 
-from llm_plans import PlanSession, tools
-from llm_plans.dialects import _NAMES as NAMES
-from llm_plans.dialects import _OURS as OURS
+from llm_plans import PlanSession, dialects, tools
 
-ACTIVE = "Updating the parser"  # TodoWrite's activeForm, as section c writes it
+OURS = "llm_plans"
+# Every dialect `PlanSession(dialects=...)` takes (one module each), ours first.
+NAMES = (OURS, *(name for name in dialects.__all__ if name != OURS))
+
+ACTIVE = "Updating the parser"  # TodoWrite's activeForm, as the `written` section writes it
 SIZES = (5, 20, 100)
 ONE_CHANGE_AT = 20  # the plan length of the "one status change" column
 FORMATS: tuple[tuple[str, Callable[[str], Any]], ...] = (

@@ -1,33 +1,38 @@
 """Benchmarks: every timed figure is a median ratio over rounds interleaved with its baseline.
 
-    python benchmarks/run.py [--quick] [--sections abcdefghi] [--out results.json]
+    python benchmarks/run.py [--quick] [--sections per-call,streaming,...] [--out results.json]
     python benchmarks/run.py --runs 5   # the published figures: medians of five runs
-    python benchmarks/run.py --sections i --update   # refresh exact (untimed) sections only
+    python benchmarks/run.py --sections dialects --update   # refresh exact sections only
 
 A full run writes its figures and the machine's description to benchmarks/results.json;
 benchmarks/tables.py renders them into docs/benchmarks.md and benchmarks/README.md. With
 `--runs N` the benchmark runs N times, each in a fresh process, and each measured figure is
 published as its median over the runs (medians.py), as the goals count them.
 
-a. per tool call, against the floor `json.loads(arguments)` + building the notification +
-   `json.dumps` + one awaited no-op `send`, and the leanest composition of the same work
-   (bound.py) against that floor; a2. `snapshot()` against one call;
-b. the same calls, against the ACP SDK's typed path for that notification;
-c. bytes the model writes to move one step on, against the full-list tools of Codex and Claude Code;
-d. bytes of the results the model reads back;
-e. streaming, fed back to back and at a live 50 tokens/s on a virtual clock, the live streams
-   beside the streaming floor, that floor with the checks previews cannot skip, and a lean
-   composition that sends the same previews (see streamed.py);
-f. legacy form: one step's update with a 1 MB file plan active, against a 10-line file plan;
-g. end to end: plan updates per second over a real stdio pipe, against raw SDK updates;
-h. tool definition bytes and tokens per provider format, and the system prompt's;
-i. per dialect: definition bytes and tokens, and the bytes a model writes to move a plan on.
+The sections, by the names `--sections` takes:
 
-Only PlanSession's public API is timed, so the figures stay comparable as the core changes;
-the instruments set beside it reach into the internals: bound.py, the leanest composition
-of a call's work (table a), and streamed.py's check_steps and LeanPreviews (table e2),
-the latter checked against the session before timing.
-Timing method: benchmarks/timing.py.
+per-call     one tool call against the floor `json.loads(arguments)` + building the
+             notification + `json.dumps` + one awaited no-op `send` (table per-call);
+             `snapshot()` against one call (snapshot); the same calls against the ACP
+             SDK's typed path for that notification (acp-sdk);
+written      bytes the model writes to move one step on, against the full-list tools of
+             Codex and Claude Code;
+results      bytes of the results the model reads back;
+streaming    fed back to back (streaming-fed) and at a live 50 tokens/s on a virtual clock
+             beside the streaming floor (streaming-live), the preview budget's curve
+             (preview-budget), and what a stream adapter adds per chunk (adapters); see
+             streamed.py;
+legacy-file  the legacy form: one step's update with a 1 MB file plan active, against a
+             10-line file plan;
+pipe         end to end: plan updates per second over a real stdio pipe, against raw SDK
+             updates;
+definitions  tool definition bytes and tokens per provider format, and the system prompt's;
+dialects     per dialect: definition bytes and tokens (dialect-definitions), and the bytes a
+             model writes to move a plan on (dialect-written).
+
+Everything timed goes through llm_plans' public API, and every baseline is built from
+`json` and the ACP SDK's public models, so the figures stay comparable as the internals
+change. Timing method: benchmarks/timing.py.
 """
 
 from __future__ import annotations
@@ -56,7 +61,6 @@ from acp.schema import (
     SessionNotification,
     TextContentBlock,
 )
-from bound import Lean, check
 from dialects import definition_header, definition_rows, written_header, written_rows
 from medians import combined
 from streamed import adapter_rows, budget_rows, stream_rows
@@ -76,13 +80,13 @@ ACTIVE = "Updating the parser"  # TodoWrite's activeForm, shown while the step r
 
 
 def report(key: str, title: str, header: list[str], rows: list[list[object]]) -> None:
-    """Print one table and keep it for the results file; `key` is its letter (a, e1, ...)."""
+    """Print one table and keep it for the results file; `key` names it (per-call, ...)."""
     cells = [[str(c) for c in row] for row in rows]
     TABLES.append({"key": key, "title": title, "header": header, "rows": cells})
-    print(table(f"{key}. {title}", header, cells))
+    print(table(f"{key}: {title}", header, cells))
 
 
-# ---- a, b: one call against the floor and the ACP SDK --------------------------------------
+# ---- per-call: one call against the floor and the ACP SDK ---------------------------------------
 
 
 async def _noop_send(params: dict[str, Any]) -> None:
@@ -169,25 +173,6 @@ def _ours_side(
     return ours
 
 
-def _lean_side(
-    loop: asyncio.AbstractEventLoop, session: PlanSession, send: DumpingSend, arguments: list[str]
-) -> Any:
-    """The leanest composition of the same call's work (bound.py), checked to send and
-    answer exactly what the session does."""
-    lean = Lean(send, session)
-    loop.run_until_complete(check(lean, session, arguments, send))
-    turn = _turns(arguments)
-
-    def leanest(number: int) -> None:
-        async def batch() -> None:
-            for _ in range(number):
-                await lean.update(turn())
-
-        loop.run_until_complete(batch())
-
-    return leanest
-
-
 def _session(n: int, loop: asyncio.AbstractEventLoop) -> tuple[PlanSession, DumpingSend]:
     send = DumpingSend()
     session = PlanSession(
@@ -236,9 +221,8 @@ def per_call(n: int, rounds: int) -> Timings:
             json.dumps(params.model_dump(mode="json", by_alias=True, exclude_none=True))
 
     try:
-        lean = _lean_side(loop, session, send, arguments)
         ours = _ours_side(loop, session, _turns(arguments))
-        return compare([ours, _floor_side(loop, arguments, sent), sdk, lean], rounds)
+        return compare([ours, _floor_side(loop, arguments, sent), sdk], rounds)
     finally:
         loop.close()
 
@@ -260,10 +244,9 @@ def update_call(rounds: int) -> Timings:
     for before, text, after in ((sent[1], arguments[0], sent[0]), (sent[0], arguments[1], sent[1])):
         assert _with_changes(before, json.loads(text)["changes"]) == after  # what the client gets
     try:
-        lean = _lean_side(loop, session, send, arguments)
         ours = _ours_side(loop, session, _turns(arguments))
         floor = _floor_side(loop, arguments, sent, changes=True)
-        return compare([ours, floor, lean], rounds)
+        return compare([ours, floor], rounds)
     finally:
         loop.close()
 
@@ -345,43 +328,27 @@ def snapshot_cost(rounds: int) -> tuple[list[float], Timings, list[float]]:
     return timed_blocks, timings, cold
 
 
-def _against_floor(t: Timings, lean: int) -> list[str]:
-    """Ours and the floor, their ratio; the leanest composition and its ratio to the floor."""
-    return [
-        us(t.seconds(0)),
-        us(t.seconds(1)),
-        t.ratio(0, 1).cell(),
-        us(t.seconds(lean)),
-        t.ratio(lean, 1).cell(),
-    ]
+def _against_floor(t: Timings) -> list[str]:
+    """Ours and the floor, and their ratio."""
+    return [us(t.seconds(0)), us(t.seconds(1)), t.ratio(0, 1).cell()]
 
 
-def section_ab(rounds: int) -> None:
+def section_per_call(rounds: int) -> None:
     floor_rows, sdk_rows = [], []
     for n in CALL_SIZES:
         t = per_call(n, rounds)
         target = "<= 1.75x" if n == 10 else "<= 1.5x"
         call = f"{n} entries replaced"
-        floor_rows.append([call, *_against_floor(t, lean=3), target])
+        floor_rows.append([call, *_against_floor(t), target])
         sdk_rows.append([n, us(t.seconds(0)), us(t.seconds(2)), t.ratio(0, 2).cell()])
     t = update_call(rounds)
-    floor_rows.append(["2 changes, 20 steps", *_against_floor(t, lean=2), "<= 1.75x"])
+    floor_rows.append(["2 changes, 20 steps", *_against_floor(t), "<= 1.75x"])
     report(
-        "a",
+        "per-call",
         "One update_plan call (parse, repair, validate, apply, build, serialise, send, result "
         "text) against the floor `json.loads(arguments)` + building the notification + "
-        "`json.dumps` + one awaited no-op `send`; and the leanest composition of the same "
-        "call's work (one function, every guarantee kept, benchmarks/bound.py) against the "
-        "same floor",
-        [
-            "update_plan",
-            "llm_plans µs",
-            "floor µs",
-            "ratio, median (IQR)",
-            "leanest µs",
-            "leanest / floor, median (IQR)",
-            "target",
-        ],
+        "`json.dumps` + one awaited no-op `send`",
+        ["update_plan", "llm_plans µs", "floor µs", "ratio, median (IQR)", "target"],
         floor_rows,
     )
     own, t, cold = snapshot_cost(rounds)
@@ -390,7 +357,7 @@ def section_ab(rounds: int) -> None:
     share = Ratio(tuple(s / c for s, c in zip(own, t.samples[1], strict=True)))
     in_all = Ratio(tuple(r - 1 for r in t.ratio(0, 1).values))
     report(
-        "a2",
+        "snapshot",
         "`snapshot()` right after each commit of a session with one 10-step plan, against "
         "the 10-entry call itself: the snapshot timed on its own (this thread's CPU clock "
         "read around it); in all, in a loop of calls (a call followed by a snapshot, against "
@@ -415,7 +382,7 @@ def section_ab(rounds: int) -> None:
         ],
     )
     report(
-        "b",
+        "acp-sdk",
         "The same calls against the ACP SDK's typed path "
         "(`json.loads`, build `SessionNotification`, `model_dump`, `json.dumps`)",
         ["entries", "llm_plans µs", "ACP SDK µs", "ratio, median (IQR)"],
@@ -423,7 +390,7 @@ def section_ab(rounds: int) -> None:
     )
 
 
-# ---- c, d: bytes the model writes and reads --------------------------------------------------
+# ---- written, results: bytes the model writes and reads -----------------------------------------
 
 
 def output_bytes(n: int) -> tuple[int, int, int]:
@@ -447,13 +414,13 @@ def output_bytes(n: int) -> tuple[int, int, int]:
     return len(ours), len(codex), len(claude)
 
 
-def section_c() -> None:
+def section_written() -> None:
     rows = []
     for n in (5, 20, 100):
         ours, codex, claude = output_bytes(n)
         rows.append([n, ours, codex, claude, f"{codex / ours:.1f}x", f"{claude / ours:.1f}x"])
     report(
-        "c",
+        "written",
         "Bytes the model writes to complete one step and start the next "
         "(strict mode, compact JSON)",
         [
@@ -480,26 +447,26 @@ async def result_bytes(n: int) -> tuple[int, int]:
     return len(created.content.encode()), len(updated.content.encode())
 
 
-def section_d() -> None:
+def section_results() -> None:
     rows = []
     for n in RESULT_SIZES:
         created, updated = asyncio.run(result_bytes(n))
         rows.append([n, created, updated])
     report(
-        "d",
+        "results",
         "Bytes of the tool results the model reads",
         ["steps", "create_plan result", "update_plan changes result (target <= 600)"],
         rows,
     )
 
 
-# ---- e: streaming (streamed.py) -------------------------------------------------------------
+# ---- streaming (streamed.py) --------------------------------------------------------------------
 
 
-def section_e(rounds: int) -> None:
+def section_streaming(rounds: int) -> None:
     back_to_back, live = stream_rows(rounds)
     report(
-        "e1",
+        "streaming-fed",
         "Streaming a create_plan fed back to back in 4-byte fragments (about a token each), "
         "default `stream_interval` 0.1 s; CPU against the same create_plan not streamed (the "
         "removal that lets each side create the plan again is timed and taken out)",
@@ -514,10 +481,10 @@ def section_e(rounds: int) -> None:
         back_to_back,
     )
     report(
-        "e2",
+        "streaming-live",
         "The same streams at a live 50 tokens/s (200 bytes/s, virtual clock); each ratio is "
         "CPU time against one non-streamed create_plan of the same arguments (the streaming "
-        "goal's measure), not against table a's floor; the removal that lets each side create "
+        "goal's measure), not against the per-call floor; the removal that lets each side create "
         "the plan again is timed and taken out",
         [
             "entries",
@@ -525,11 +492,6 @@ def section_e(rounds: int) -> None:
             "CPU vs non-streamed, median (IQR)",
             "streaming floor (keep each fragment, serialise the same previews, the call) vs "
             "non-streamed, median (IQR)",
-            "the floor and the previews' checks (each step decoded and validated once, at the "
-            "first preview that shows it) vs non-streamed, median (IQR)",
-            "lean composition (each fragment found by call id, counted and kept; the same "
-            "previews decoded, validated, built and sent; the call) vs non-streamed, median "
-            "(IQR)",
             "notifications",
             "bytes sent / final notification",
             "step latency median / max ms",
@@ -537,7 +499,7 @@ def section_e(rounds: int) -> None:
         live,
     )
     report(
-        "e3",
+        "preview-budget",
         "The preview budget (`PlanSession(preview_budget=...)`) against latency, live at 50 "
         "tokens/s: from a step's closing brace to the send that shows it (virtual clock, so "
         "exact); the default is 8",
@@ -552,7 +514,7 @@ def section_e(rounds: int) -> None:
         budget_rows(),
     )
     report(
-        "e4",
+        "adapters",
         "What a stream adapter adds per chunk (one create_plan of 20 steps, replayed, a chunk "
         "a token, as the APIs send them; SDK objects built by the SDK client from the SSE body; "
         "a session that does nothing): everything `await on_event(chunk)` costs, over a loop "
@@ -562,7 +524,7 @@ def section_e(rounds: int) -> None:
     )
 
 
-# ---- f: legacy form with file plans -----------------------------------------------------------
+# ---- legacy-file: the legacy form with file plans -----------------------------------------------
 
 
 def plan_file(directory: Path, name: str, size: int) -> Path:
@@ -608,10 +570,10 @@ def legacy_call(rounds: int) -> tuple[Timings, int, int]:
             loop.close()
 
 
-def section_f(rounds: int) -> None:
+def section_legacy_file(rounds: int) -> None:
     t, big, small = legacy_call(rounds)
     report(
-        "f",
+        "legacy-file",
         "Legacy form: update_plan with one change, a file plan and a 20-step plan active",
         [
             f"1 MB file plan µs ({big:,} B)",
@@ -622,7 +584,7 @@ def section_f(rounds: int) -> None:
     )
 
 
-# ---- g: end to end over a stdio pipe ----------------------------------------------------------
+# ---- pipe: end to end over a stdio pipe ---------------------------------------------------------
 
 
 class _Counter:
@@ -673,12 +635,12 @@ async def end_to_end(n: int, rounds: int) -> tuple[list[float], list[float]]:
     return rates["plans"], rates["raw"]
 
 
-def section_g(quick: bool, rounds: int) -> None:
+def section_pipe(quick: bool, rounds: int) -> None:
     n = 300 if quick else 2_000
     ours, raw = asyncio.run(end_to_end(n, rounds))
     ratio = Ratio(tuple(a / b for a, b in zip(ours, raw, strict=True)))
     report(
-        "g",
+        "pipe",
         "End to end over a stdio pipe with the ACP SDK (updates per second received)",
         ["updates per run", "PlanSession", "raw session_update", "ratio, median (IQR)"],
         [
@@ -692,7 +654,7 @@ def section_g(quick: bool, rounds: int) -> None:
     )
 
 
-# ---- h: tool definitions ---------------------------------------------------------------------
+# ---- definitions: tool definitions --------------------------------------------------------------
 
 
 def token_counter() -> tuple[str, Any]:
@@ -704,7 +666,7 @@ def token_counter() -> tuple[str, Any]:
     return "tokens: o200k_base, counted offline by bpe-openai", encoding
 
 
-def section_h() -> None:
+def section_definitions() -> None:
     label, encoding = token_counter()
 
     def count(text: str) -> str:
@@ -723,31 +685,31 @@ def section_h() -> None:
     system = "system prompt (prompts/llm_plans/system.md, counted apart)"
     rows.append([system, len(prompt.encode()), count(prompt)])
     report(
-        "h",
+        "definitions",
         f"The three tools' definitions, sent with every request (compact JSON; {label})",
         ["format", "bytes (target <= 3000)", "tokens"],
         rows,
     )
 
 
-# ---- i: dialects (dialects.py) --------------------------------------------------------------
+# ---- dialects (dialects.py) ---------------------------------------------------------------------
 
 
-def section_i() -> None:
+def section_dialects() -> None:
     label, encoding = token_counter()
 
     def count(text: str) -> str:
         return str(len(encoding.encode(text))) if encoding is not None else "-"
 
     report(
-        "i1",
+        "dialect-definitions",
         "Each dialect's tool definitions and system prompt, bytes / tokens "
         f"(compact JSON; {label})",
         definition_header(),
         definition_rows(count),
     )
     report(
-        "i2",
+        "dialect-written",
         "Bytes a model writes to move a plan on, per dialect (strict form, compact JSON; "
         "every call applied by a session of that dialect)",
         written_header(),
@@ -755,20 +717,55 @@ def section_i() -> None:
     )
 
 
+SECTIONS: dict[str, Callable[[bool, int], None]] = {
+    "per-call": lambda quick, rounds: section_per_call(rounds),
+    "written": lambda quick, rounds: section_written(),
+    "results": lambda quick, rounds: section_results(),
+    "streaming": lambda quick, rounds: section_streaming(rounds),
+    "legacy-file": lambda quick, rounds: section_legacy_file(rounds),
+    "pipe": lambda quick, rounds: section_pipe(quick, 2 if quick else 6),
+    "definitions": lambda quick, rounds: section_definitions(),
+    "dialects": lambda quick, rounds: section_dialects(),
+}
+"""Every section by its name, in the order a run takes them."""
 # Sections whose figures are exact (bytes, tokens): `--update` may refresh them alone in a
 # results file of a full run, since no timing of theirs could disagree with the others'.
-EXACT = frozenset("cdhi")
+EXACT = frozenset({"written", "results", "definitions", "dialects"})
+TABLES_OF: dict[str, tuple[str, ...]] = {
+    "per-call": ("per-call", "snapshot", "acp-sdk"),
+    "written": ("written",),
+    "results": ("results",),
+    "streaming": ("streaming-fed", "streaming-live", "preview-budget", "adapters"),
+    "legacy-file": ("legacy-file",),
+    "pipe": ("pipe",),
+    "definitions": ("definitions",),
+    "dialects": ("dialect-definitions", "dialect-written"),
+}
+"""The tables each section writes, in order."""
+_ORDER = [key for keys in TABLES_OF.values() for key in keys]
+
+
+def sections_of(text: str) -> list[str]:
+    """The sections a `--sections` value names (comma-separated), in run order."""
+    wanted = {name.strip() for name in text.split(",") if name.strip()}
+    unknown = wanted - set(SECTIONS)
+    if unknown or not wanted:
+        raise argparse.ArgumentTypeError(
+            f"unknown section {', '.join(sorted(unknown)) or text!r}; "
+            f"use some of {', '.join(SECTIONS)}"
+        )
+    return [name for name in SECTIONS if name in wanted]
 
 
 def updated(results: dict[str, Any], tables: list[dict[str, Any]]) -> dict[str, Any]:
     """`results` with `tables` in place of those of the same keys (new ones in section order)."""
     fresh = {t["key"]: t for t in tables}
     kept = [fresh.pop(t["key"], t) for t in results["tables"]]
-    ordered = sorted([*kept, *fresh.values()], key=lambda t: t["key"][0])  # stable: a, a2, b
+    ordered = sorted([*kept, *fresh.values()], key=lambda t: _ORDER.index(t["key"]))
     return {**results, "tables": ordered}
 
 
-def several(runs: int, sections: str, quick: bool, out: Path | None) -> None:
+def several(runs: int, sections: list[str], quick: bool, out: Path | None) -> None:
     """Run the benchmark `runs` times, each in a fresh process (no run inherits another's
     caches or heap), and write each measured figure's median over them (`medians.combined`)
     where a single run would write its own."""
@@ -777,7 +774,8 @@ def several(runs: int, sections: str, quick: bool, out: Path | None) -> None:
     try:
         for k, path in enumerate(paths, 1):
             print(f"\n---- run {k} of {runs} ----", flush=True)
-            command = [sys.executable, __file__, "--sections", sections, "--out", str(path)]
+            command = [sys.executable, __file__, "--sections", ",".join(sections)]
+            command += ["--out", str(path)]
             subprocess.run([*command, *(["--quick"] if quick else [])], check=True)
         results = combined([json.loads(path.read_text("utf-8")) for path in paths])
     except BaseException:
@@ -786,16 +784,16 @@ def several(runs: int, sections: str, quick: bool, out: Path | None) -> None:
     shutil.rmtree(folder)
     print(f"\n---- medians of {runs} runs ----")
     for t in results["tables"]:
-        print(table(f"{t['key']}. {t['title']}", t["header"], t["rows"]))
+        print(table(f"{t['key']}: {t['title']}", t["header"], t["rows"]))
     out = out or published(quick, sections)
     if out is not None:
         write(out, results, "Wrote")
 
 
-def published(quick: bool, sections: str) -> Path | None:
+def published(quick: bool, sections: list[str]) -> Path | None:
     """Where a run writes its results when not told: the results file after a full run of
     every section, nowhere after a quick or partial one."""
-    return RESULTS if not quick and set(sections) >= set("abcdefghi") else None
+    return RESULTS if not quick and set(sections) >= set(SECTIONS) else None
 
 
 def write(out: Path, results: dict[str, Any], verb: str) -> None:
@@ -821,12 +819,17 @@ def machine() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="few rounds (a smoke test)")
-    parser.add_argument("--sections", default="abcdefghi", help="which sections to run")
+    parser.add_argument(
+        "--sections",
+        type=sections_of,
+        default=list(SECTIONS),
+        help=f"which sections to run, comma-separated: {', '.join(SECTIONS)} (default: all)",
+    )
     parser.add_argument(
         "--update",
         action="store_true",
         help="replace only these sections' tables in the results file (default "
-        f"{RESULTS.name}); for the exact sections {''.join(sorted(EXACT))} alone",
+        f"{RESULTS.name}); for the exact sections {', '.join(sorted(EXACT))} alone",
     )
     parser.add_argument(
         "--out",
@@ -844,7 +847,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.update and not set(args.sections) <= EXACT:
-        parser.error(f"--update refreshes exact sections only ({''.join(sorted(EXACT))})")
+        parser.error(f"--update refreshes exact sections only ({', '.join(sorted(EXACT))})")
     if args.runs < 1:
         parser.error("--runs counts runs: 1 or more")
     if args.runs > 1:
@@ -855,22 +858,8 @@ def main() -> None:
     rounds = 3 if args.quick else 21
     print(f"llm_plans benchmarks on {machine()}; {rounds} interleaved rounds per ratio")
     load = os.getloadavg()[0]  # one-minute load: other work on the machine moves the µs
-    if "a" in args.sections or "b" in args.sections:
-        section_ab(rounds)
-    if "c" in args.sections:
-        section_c()
-    if "d" in args.sections:
-        section_d()
-    if "e" in args.sections:
-        section_e(rounds)
-    if "f" in args.sections:
-        section_f(rounds)
-    if "g" in args.sections:
-        section_g(args.quick, 2 if args.quick else 6)
-    if "h" in args.sections:
-        section_h()
-    if "i" in args.sections:
-        section_i()
+    for name in args.sections:
+        SECTIONS[name](args.quick, rounds)
     out = args.out
     if args.update:
         out = out or RESULTS

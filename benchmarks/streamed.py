@@ -18,14 +18,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
 from timing import Ratio, VirtualClockLoop, compare
 from workload import CAPS, DumpingSend, compact, entries
 
 from llm_plans import PlanSession
-from llm_plans._core.arguments import EntryArgs, valid_as_sent
-from llm_plans._core.builder import Rules, usual_items
-from llm_plans.dialects.llm_plans import CREATE_PLAN
 
 STREAM_SIZES = (20, 80, 200)
 FRAGMENT = 4  # bytes per fragment: about one token, as the model APIs stream them
@@ -33,7 +29,6 @@ RATE = 200.0  # bytes per second: 50 tokens/s at about 4 bytes a token
 PLAN_ID = "p"
 CALL_ID = "c"
 REMOVE = '{"id":"p"}'
-_STEPS = TypeAdapter(list[EntryArgs])  # a preview's new steps, validated as `check_steps` does
 
 
 def create_text(n: int) -> tuple[str, list[int]]:
@@ -75,116 +70,6 @@ async def _keep(kept: list[str], fragment: str) -> bool:
     fragment and look for a character that may end a step."""
     kept.append(fragment)
     return "}" in fragment or "]" in fragment
-
-
-class LeanPreviews:
-    """A lean composition that sends a stream's previews where the session sends them: what
-    the previews' own work costs when nothing else is done (the library never uses it).
-
-    Each fragment is taken in one awaited coroutine, as any `feed(call_id, name, fragment)`
-    must take it: the stream found by its call id and its tool checked (several calls may
-    stream at once), the fragment's bytes counted against the arguments limit (a stream
-    must stop keeping text past it) and the fragment kept. Told in advance at which fragments
-    the session's previews went out and how many steps each showed, it skips looking for
-    where a step ends and deciding whether a preview is worth its bytes.
-    At each of those fragments, under a lock, it decodes the steps that became final since
-    the last preview from the text that came since (json's C decoder, a colon count standing
-    in for the duplicate-key proof), validates them with the library's own checks
-    (`valid_as_sent`, `usual_items`, the limit on steps), adds them to the steps shown before,
-    builds the notification as a plain dict and awaits the send. The finished call is made
-    afresh, as the floor makes it: nothing the previews did is reused. `live` holds its
-    notifications equal to the session's previews before anything is timed.
-
-    Not a proof of what any implementation needs: another decoder, another schedule of
-    previews or a call that reuses its previews' work would cost otherwise.
-    """
-
-    def __init__(self, text: str, shows: dict[int, int], send: Any) -> None:
-        self._first = text.index("[") + 1  # where the first step's object starts
-        self._shows = shows  # fragment number -> steps the preview sent there shows
-        self._send = send
-        self._decoder = json.JSONDecoder()
-        self._rules = Rules()
-        self._lock = asyncio.Lock()
-        self._limit = self._rules.limits.max_arguments_bytes
-        self.begin()
-
-    def begin(self) -> None:
-        """A new stream of the same text."""
-        self._streams: dict[str, tuple[str, list[int]]] = {CALL_ID: ("create_plan", [0])}
-        self._kept: list[str] = []  # the fragments since the last preview
-        self._rest = ""  # the text after the last step a preview decoded
-        self._start = self._first  # where the next step starts, in `_rest` and what follows
-        self._entries: list[dict[str, Any]] = []
-
-    async def take(self, number: int, call_id: str, name: str, fragment: str) -> None:
-        """Fragment `number` (from 1) of the call, kept, and the preview sent there."""
-        stream = self._streams.get(call_id)
-        if stream is None or stream[0] != name:
-            raise ValueError("not the benchmark's call: LeanPreviews streams only that")
-        size = stream[1]
-        size[0] += len(fragment) if fragment.isascii() else len(fragment.encode())
-        if size[0] > self._limit:
-            raise ValueError("past the arguments limit: LeanPreviews streams only the usual")
-        self._kept.append(fragment)
-        shows = self._shows.get(number)  # (in place of looking at the fragment for a `}`)
-        if shows is None:
-            return
-        async with self._lock:
-            text, start = self._rest + "".join(self._kept), self._start
-            self._kept = []
-            new = []
-            while len(self._entries) + len(new) < shows:
-                if text.startswith(",", start):  # (the benchmark's text is compact)
-                    start += 1
-                value, end = self._decoder.raw_decode(text, start)
-                if text.count(":", start, end) != len(value):
-                    raise ValueError("a duplicate key: the benchmark's text has none")
-                new.append(value)
-                start = end
-            self._rest, self._start = text[start:], 0
-            args = valid_as_sent(CREATE_PLAN, {"type": "items", "id": PLAN_ID, "entries": new})
-            built = usual_items(PLAN_ID, args["entries"], self._rules, None) if args else None
-            if built is None or len(self._entries) + len(new) > self._rules.limits.max_entries:
-                raise ValueError("not the usual steps: LeanPreviews handles only those")
-            self._entries += built.entries
-            plan = {"type": "items", "planId": PLAN_ID, "entries": list(self._entries)}
-            update = {"sessionUpdate": "plan_update", "plan": plan}
-            await self._send({"sessionId": "s", "update": update})
-
-
-def preview_steps(text: str, braces: list[int], shows: dict[int, int]) -> dict[int, str]:
-    """The fragments where the session sent a preview, each with the steps that became final
-    there: one slice of the arguments' text (`{...},{...}`), from `create_text`'s offsets
-    and the steps each preview showed."""
-    first = text.index("[") + 1
-    new: dict[int, str] = {}
-    had = 0
-    for fragment, count in sorted(shows.items()):
-        start = first if had == 0 else braces[had - 1] + 2  # (after the `},`: compact text)
-        new[fragment], had = text[start : braces[count - 1] + 1], count
-    return new
-
-
-def check_steps(steps: str, rules: Rules) -> None:
-    """The checks the streaming goal asks of a preview, and nothing more, done the cheapest
-    way we know: the steps that became final, parsed and validated in one pass by pydantic
-    as the library parses the usual call (a count of their colons proving that no key was
-    said twice or dropped), then the library's checks on steps (`usual_items`), each step
-    once. Added to the streaming floor at each preview, this is what a session must do. It
-    is handed the steps' text (nothing looks for where steps end), and builds no
-    notification, takes no lock and weighs nothing (the library never uses it)."""
-    text = "[" + steps + "]"
-    if "\\" in text:
-        raise ValueError("an escape: check_steps handles only the benchmark's steps")
-    try:
-        entries = _STEPS.validate_json(text, extra="ignore")
-    except ValidationError:
-        entries = None
-    if entries is not None and text.count(":") != sum(map(len, entries)):
-        raise ValueError("a key said twice or unknown: the benchmark's steps have none")
-    if entries is None or usual_items(PLAN_ID, entries, rules, None) is None:
-        raise ValueError("not the usual steps: check_steps handles only those")
 
 
 class Removal:
@@ -280,33 +165,21 @@ def live(n: int, rounds: int) -> list[object]:
     observer = Observer(loop)
     session = PlanSession(observer, session_id="s", client_capabilities=CAPS)
     plain = PlanSession(DumpingSend(), session_id="s", client_capabilities=CAPS)
-    rules = Rules()
     removal = Removal()
 
-    async def drive(
-        feed: bool,
-        least: bool = False,
-        bound: LeanPreviews | None = None,
-        checks: dict[int, str] | None = None,
-    ) -> None:
+    async def drive(feed: bool, least: bool = False) -> None:
         # An agent's loop turns once per fragment it reads from the network: so does this
         # driver, and `idle` (the driver without a session) is subtracted from the CPU.
         kept: list[str] = []
-        if bound is not None:
-            bound.begin()
         for position, fragment in enumerate(fragments, 1):
             due = loop.advance(interval)
             observer.fragment = position
             if feed:
                 await session.feed(CALL_ID, "create_plan", fragment)
-            elif bound is not None:
-                await bound.take(position, CALL_ID, "create_plan", fragment)
             elif least:  # the floor: what any session must do per fragment and preview
                 await _keep(kept, fragment)
                 for params in observer.previews.get(position, ()):
                     json.dumps(params)
-                if checks is not None and position in checks:  # and what previews must check
-                    check_steps(checks[position], rules)
             await asyncio.sleep(0)
             if due:  # run the timers now due, and wait for the work they started
                 await asyncio.sleep(0)
@@ -315,7 +188,7 @@ def live(n: int, rounds: int) -> list[object]:
         if feed:
             assert (await session.finish("c")).ok
             await removal(session)
-        elif least or bound is not None:
+        elif least:
             await plain.call("create_plan", text)
             await removal(plain)
 
@@ -340,19 +213,7 @@ def live(n: int, rounds: int) -> list[object]:
         streamed(1)
         observer.keeping = False
         observed = list(observer.seen)
-        shows = {f: count for _, f, count, _ in observed if f != FINISHING}
-        bound = LeanPreviews(text, shows, observer)
-        checks = preview_steps(text, braces, shows)
-        bounded = side(feed=False, bound=bound)
-        checked = side(feed=False, least=True, checks=checks)
-
-        observer.keeping = True
-        previews, observer.previews = observer.previews, {}
-        bounded(1)  # it sends what the session's previews sent, where they sent it
-        observer.keeping = False
-        if not previews or observer.previews != previews:
-            raise AssertionError("LeanPreviews no longer sends the session's previews")
-        t = compare([streamed, idle, unstreamed, floor, bounded, checked], rounds)
+        t = compare([streamed, idle, unstreamed, floor], rounds)
     finally:
         loop.close()
 
@@ -367,15 +228,13 @@ def live(n: int, rounds: int) -> list[object]:
         """Side k's CPU less the idle driver's (side 1), over the unstreamed create's (2)."""
         return Ratio(tuple((row[k] - row[1]) / row[2] for row in samples))
 
-    cpu, floor_ratio, bound_ratio, checked_ratio = map(against_unstreamed, (0, 3, 4, 5))
+    cpu, floor_ratio = map(against_unstreamed, (0, 3))
     total = sum(size for *_, size in observed)
     return [
         n,
         f"{len(fragments) * interval:.0f}",
         cpu.cell(),
         floor_ratio.cell(),
-        checked_ratio.cell(),
-        bound_ratio.cell(),
         len(observed),
         f"{total / observed[-1][3]:.1f}x",
         f"{statistics.median(latencies) * 1e3:.0f} / {max(latencies) * 1e3:.0f}",

@@ -40,7 +40,7 @@ def render(results: dict[str, Any]) -> str:
         f"{results['load_average']}, {results['rounds']} interleaved rounds per ratio{each}."
     ]
     for t in results["tables"]:
-        parts.append(f"**{t['key']}.** {t['title']}\n\n{markdown_table(t['header'], t['rows'])}")
+        parts.append(f"**{t['key']}**: {t['title']}\n\n{markdown_table(t['header'], t['rows'])}")
     return "\n\n".join(parts)
 
 

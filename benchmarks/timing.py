@@ -17,7 +17,7 @@ slower, by about 10% for a plan call and 5% for the floor (the more a side alloc
 more: the collection seems to empty CPython's free lists and memory pools, which that block
 fills again). Timed, that cost fell on whichever side ran first: two identical sessions
 measured 1.10x apart in the rounds one ran first, 0.95x in those the other did, and a
-baseline that sits between the sides, as table a's floor does, never paid it. Run without
+baseline that sits between the sides, as the per-call floor does, never paid it. Run without
 the collection, the sides compare as they do with the untimed blocks.
 """
 

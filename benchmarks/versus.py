@@ -1,6 +1,7 @@
 """Two checkouts of llm_plans measured against each other: a change's cost, before and after.
 
-    python benchmarks/versus.py BEFORE AFTER [--runs 5] [--sections ae] [--out versus.md]
+    python benchmarks/versus.py BEFORE AFTER [--runs 5] [--sections per-call,streaming]
+        [--before-sections ae] [--out versus.md]
 
 BEFORE and AFTER are two checkouts (a `git worktree` of each commit, say). Each round runs
 the benchmark of one, then of the other, each in a fresh process with its own checkout on
@@ -8,6 +9,10 @@ the benchmark of one, then of the other, each in a fresh process with its own ch
 machine that slows down over the session weighs on both alike. Each timed figure is then
 the median of its runs (medians.py), and the table puts the two side by side with each
 one's run-to-run range: a change is within the noise when it is within that spread.
+
+`--sections` is passed to each checkout's run.py as it is; a checkout from before the
+sections had names takes letters (`--before-sections ae`), and its tables are matched to
+the named ones (`LETTERS`).
 """
 
 from __future__ import annotations
@@ -25,6 +30,23 @@ from typing import Any
 from medians import combined
 
 HERE = Path(__file__).parent
+LETTERS = {
+    "a": "per-call",
+    "a2": "snapshot",
+    "b": "acp-sdk",
+    "c": "written",
+    "d": "results",
+    "e1": "streaming-fed",
+    "e2": "streaming-live",
+    "e3": "preview-budget",
+    "e4": "adapters",
+    "f": "legacy-file",
+    "g": "pipe",
+    "h": "definitions",
+    "i1": "dialect-definitions",
+    "i2": "dialect-written",
+}
+"""The tables' names, by the letters they had before the sections were named."""
 
 
 def run_once(checkout: Path, sections: str, out: Path) -> dict[str, Any]:
@@ -46,7 +68,8 @@ def rows(results: dict[str, Any]) -> dict[tuple[str, str, str], list[float]]:
     out = {}
     for table in results["tables"]:
         for name, column, figures in table.get("each_run", []):
-            out[(table["key"], name, re.split(r" \(|,", column)[0])] = figures
+            key = LETTERS.get(table["key"], table["key"])
+            out[(key, name, re.split(r" \(|,", column)[0])] = figures
     return out
 
 
@@ -104,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("before", type=Path)
     parser.add_argument("after", type=Path)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--sections", default="ae")
+    parser.add_argument("--sections", default="per-call,streaming")
+    parser.add_argument("--before-sections", default=None, help="the before side's, if other")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     runs: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}
@@ -113,7 +137,10 @@ def main(argv: list[str] | None = None) -> int:
             order = ("before", "after") if round_ % 2 == 0 else ("after", "before")
             for side in order:
                 out = Path(scratch) / f"{side}-{round_}.json"
-                runs[side].append(run_once(getattr(args, side).resolve(), args.sections, out))
+                sections = args.sections
+                if side == "before" and args.before_sections is not None:
+                    sections = args.before_sections
+                runs[side].append(run_once(getattr(args, side).resolve(), sections, out))
                 print(f"round {round_ + 1}/{args.runs}: {side} done", file=sys.stderr)
     text = markdown(compare(combined(runs["before"]), combined(runs["after"])))
     if args.out is not None:

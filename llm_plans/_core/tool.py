@@ -28,7 +28,7 @@ DEFAULT_LIST_ID = "main"
 
 
 # Not frozen, as Applied: one is made on every call and never changed, and a frozen
-# dataclass's __init__ costs about 0.7 µs more (section a of the benchmarks).
+# dataclass's __init__ costs about 0.7 µs more (the benchmarks' `per-call` section).
 @dataclass(slots=True)
 class Call:
     """One validated call of a plan tool, with the state it applies to."""

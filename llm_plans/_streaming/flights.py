@@ -26,7 +26,8 @@ from .preview import Built
 # All previews of one call send at most this many times the call's final notification in
 # bytes: a long plan streamed at a live token rate is shown in growing steps rather than
 # re-sent whole for every line (a 100 KB markdown plan once cost 500 times its size in
-# previews). Chosen from the curve of latency against budget in docs/benchmarks.md (`preview-budget`).
+# previews). Chosen from the curve of latency against budget in docs/benchmarks.md (table
+# `preview-budget`).
 DEFAULT_PREVIEW_BUDGET = 8.0
 
 

@@ -326,3 +326,30 @@ def test_several_runs_publish_each_measured_figure_s_median_and_the_runs_range()
     runs[1]["tables"][0]["rows"][0][0] = "10 steps"  # an exact cell two runs disagree on
     with pytest.raises(ValueError, match="should be exact"):
         combined(runs)
+
+
+def test_the_benchmarks_use_the_public_api_only() -> None:
+    """No benchmark imports a private module or name of llm_plans, or reads a private
+    attribute: what they time and what they build their baselines from stays comparable as
+    the internals change (scripts/twins.py is where the internals are timed)."""
+    import ast
+
+    wrong = []
+    for path in sorted(BENCHMARKS.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("llm_plans"):
+                parts = (node.module or "").split(".") + [a.name for a in node.names]
+                if any(part.startswith("_") for part in parts):
+                    wrong.append(f"{path.name}:{node.lineno} imports {ast.unparse(node)}")
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.startswith("llm_plans") and "._" in alias.name:
+                        wrong.append(f"{path.name}:{node.lineno} imports {alias.name}")
+            elif (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in {"session", "plain", "llm_plans"}
+                and node.attr.startswith("_")
+            ):
+                wrong.append(f"{path.name}:{node.lineno} reads {ast.unparse(node)}")
+    assert wrong == []

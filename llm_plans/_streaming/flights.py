@@ -438,10 +438,12 @@ class Streams:
     def __init__(self, budget: float = DEFAULT_PREVIEW_BUDGET) -> None:
         self._flights: dict[str, Flight] = {}
         self._budget = budget
-        # The dict's own lookup, not a method around it: this runs for every fragment.
-        self.get: Callable[[str], Flight | None] = self._flights.get
         self.due: deque[tuple[str, Flight]] = deque()
         """Flights whose preview `feed_nowait` found due, in that order."""
+
+    def get(self, call_id: str) -> Flight | None:
+        """The call in flight with this id, if any."""
+        return self._flights.get(call_id)
 
     def mark_due(self, call_id: str, flight: Flight) -> None:
         flight.pace.due = True

@@ -22,7 +22,6 @@ from llm_plans import Limits
 from llm_plans._core.arguments import parse
 from llm_plans._core.builder import Rules, build, usual_items
 from llm_plans._core.plans import Book
-from llm_plans._streaming.flights import ArgumentText
 from llm_plans._streaming.preview import Built, grown, preview
 from llm_plans._wire.flatten import Flattener, read_plan_file
 from llm_plans._wire.forms import Scale, WireForm, notification, plan_update, weight
@@ -134,13 +133,6 @@ def main() -> None:
 
     row("outbox quick path, 100 entries", best(show(quick), 500), best(show(slow), 500))
     loop.close()
-    # A fragment of argument text: one append on the fast path.
-    text = ArgumentText.for_tool(CREATE_PLAN, 10**9)
-    row(
-        "ArgumentText.add, ASCII text",
-        best(lambda: text.add("abcd"), 20000),
-        best(lambda: text._add("abcd"), 20000),
-    )
 
 
 if __name__ == "__main__":

@@ -75,27 +75,6 @@ class ArgumentText:
         knows the steps are objects, a fragment with one is scanned at once, and may let a
         preview show more only when a step did end.
         """
-        # The common case first, in as few steps as can be: this runs for every token. Text
-        # while no bytes were fed (none to keep as fed) and the call is previewable; isascii()
-        # is O(1) on CPython's compact strings, and then its length is its size in bytes.
-        if (
-            type(fragment) is str
-            and self._raw is None
-            and self._previewable
-            and fragment.isascii()
-            and self.size + len(fragment) <= self.limit
-        ):
-            self.size += len(fragment)
-            self.parts.append(fragment)
-            return (
-                "}" in fragment
-                or "]" in fragment
-                or "\\" in fragment
-                or (self._commas and "," in fragment and self._text_step())
-            )
-        return self._add(fragment)
-
-    def _add(self, fragment: str | bytes | Mapping[str, Any]) -> bool:
         if type(fragment) is str:
             size = len(fragment) if fragment.isascii() else self._measure(fragment)
             text = fragment

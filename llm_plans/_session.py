@@ -581,7 +581,7 @@ class PlanSession:
         self._book = outcome.book
         on_commit = self._on_commit
         failure = None if on_commit is None else self._committed(on_commit)
-        send_failure = await self._show([*shown, outcome.plan_id])
+        send_failure = await self._show((*shown, outcome.plan_id) if shown else (outcome.plan_id,))
         text = outcome.text(discipline=self._discipline)
         if send_failure is not None:
             text += "\n" + results.send_failure(send_failure)

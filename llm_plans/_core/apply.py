@@ -54,10 +54,8 @@ def apply(
     still free. `size` is the arguments' byte count when a stream kept less of them.
     """
     try:
-        parsed = parse_bounded(tool, arguments, rules.limits, size=size)
-        return tool.run(
-            Call(tool, parsed.args, book, rules, reserved_ids, own_id, parsed.texts_checked)
-        )
+        args, texts_checked = parse_bounded(tool, arguments, rules.limits, size=size)
+        return tool.run(Call(tool, args, book, rules, reserved_ids, own_id, texts_checked))
     except Rejection as rejection:
         return Rejected(tool.name, rejection.problems, rejection.context)
 

@@ -166,7 +166,7 @@ KEPT_BY_SESSION = (
 """Why a model's entry may not carry `_meta["llm_plans"]` (at `entries[N]._meta.llm_plans`)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ToolResult:
     """What a plan tool call did, and the text the model reads as its result.
 
@@ -191,6 +191,18 @@ class ToolResult:
     """A local failure after the call was decided: `send` raised (the client missed the
     change and is brought up to date by the next call or `replay()`), or `on_commit` raised
     (the change stands; the next commit runs it again). None when all went well."""
+
+    def __init__(
+        self,
+        ok: bool,
+        content: str,
+        tool: str = "",
+        plan_id: str | None = None,
+        failure: BaseException | None = None,
+    ) -> None:
+        # Every call makes one: its fields are set in one step. A frozen dataclass's own
+        # __init__ sets each through object.__setattr__, which costs about twice as much.
+        self.__dict__.update(ok=ok, content=content, tool=tool, plan_id=plan_id, failure=failure)
 
 
 def rejection(

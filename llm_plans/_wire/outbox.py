@@ -176,13 +176,13 @@ class Outbox:
             return self._show_legacy(
                 plans, previews or {}, asked=bool(list(ids)), force=force, gate=gate
             )
-        asked = dict.fromkeys(ids)
+        # One id (a commit, a preview) comes as a tuple of one: nothing to deduplicate.
+        asked = ids if type(ids) is tuple and len(ids) == 1 else tuple(dict.fromkeys(ids))
         if len(asked) == 1 and not force:
-            (plan_id,) = asked
-            quick = self._show_one(plans, plan_id, previews, gate=gate)
+            quick = self._show_one(plans, asked[0], previews, gate=gate)
             if quick is not None:
                 return quick
-        return self._show_all(plans, asked, previews, force=force, gate=gate)
+        return self._show_all(plans, dict.fromkeys(asked), previews, force=force, gate=gate)
 
     def _show_one(
         self,

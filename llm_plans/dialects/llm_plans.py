@@ -18,7 +18,7 @@ from .._core.apply import Say, create, remove, update
 from .._core.arguments import ADAPTERS, one_pass
 from .._core.outcome import Applied
 from .._core.repair import repair
-from .._core.tool import Call, Dialect, PlanTool, Previews
+from .._core.tool import Dialect, PlanTool, Previews
 from .._models import CreatePlanArgs, RemovePlanArgs, ToolName, UpdatePlanArgs
 
 CUT_OFF = (
@@ -107,31 +107,21 @@ def _tool(name: ToolName, definition: Any, run: Any, previews: Previews) -> Plan
     )
 
 
-def _create(call: Call) -> Applied:
-    return create(call, _CREATED)
-
-
-def _update(call: Call) -> Applied:
-    return update(call, _UPDATED)
-
-
-def _remove(call: Call) -> Applied:
-    return remove(call, _REMOVED)
-
-
 CREATE_PLAN = _tool(
     "create_plan",
     CreatePlanArgs,
-    _create,
+    partial(create, say=_CREATED),
     _previews(_create_shows, plan_exists=False, keeps_generated_id=True, entry_by_entry=True),
 )
 UPDATE_PLAN = _tool(
     "update_plan",
     UpdatePlanArgs,
-    _update,
+    partial(update, say=_UPDATED),
     _previews(_update_shows, plan_exists=True, entry_by_entry=True),
 )
-REMOVE_PLAN = _tool("remove_plan", RemovePlanArgs, _remove, _previews(_has_body))
+REMOVE_PLAN = _tool(
+    "remove_plan", RemovePlanArgs, partial(remove, say=_REMOVED), _previews(_has_body)
+)
 
 DIALECT = Dialect(
     "llm_plans",

@@ -61,7 +61,7 @@ from acp.schema import (
     SessionNotification,
     TextContentBlock,
 )
-from dialects import definition_header, definition_rows, written_header, written_rows
+from dialect_bytes import definition_header, definition_rows, written_header, written_rows
 from medians import combined
 from streamed import adapter_rows, budget_rows, stream_rows
 from timing import Ratio, Timings, compare, table, us
@@ -692,7 +692,7 @@ def section_definitions() -> None:
     )
 
 
-# ---- dialects (dialects.py) ---------------------------------------------------------------------
+# ---- dialects (dialect_bytes.py) ----------------------------------------------------------------
 
 
 def section_dialects() -> None:

@@ -112,8 +112,8 @@ print("every call sent")
 def test_every_timed_call_changes_the_plan_whatever_the_block_lengths() -> None:
     """The session's calls take their arguments in turn across blocks: a block starting
     again at the first arguments after an odd-length block would repeat a call, which sends
-    nothing and costs about half, in the session's favour. (In a process of its own: run.py's
-    `dialects` is not the tests' package of that name.)"""
+    nothing and costs about half, in the session's favour. (In a process of its own, as
+    run.py runs: the check swaps run.py's DumpingSend.)"""
     done = subprocess.run(
         [sys.executable, "-c", _EVERY_CALL_SENDS],
         cwd=BENCHMARKS,

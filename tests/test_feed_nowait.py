@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from plan_kinds import items_plan
 
 from llm_plans import ConfigurationError, PlanSession
 from llm_plans.testing import RecordingSend
@@ -119,7 +120,7 @@ async def test_a_failed_preview_send_is_rolled_back_by_the_rejected_finish() -> 
     result = await session.finish("u")
     assert not result.ok
     assert send.updates[-1] == before
-    assert session.plans["p"].entries[0].content == "Old"
+    assert items_plan(session.plans["p"]).entries[0].content == "Old"
 
 
 @settings(max_examples=60, deadline=None)

@@ -11,6 +11,7 @@ from unittest.mock import AsyncMock, create_autospec
 
 import pytest
 from acp.schema import ClientCapabilities, PlanCapabilities
+from plan_kinds import items_plan
 
 from llm_plans import ConfigurationError, PlanSession, WireForm
 from llm_plans.testing import RecordingSend
@@ -384,10 +385,10 @@ async def test_plans_are_a_copy_the_caller_may_keep_and_change(send: RecordingSe
     snapshot = json.dumps(session.snapshot())
     plans = session.plans
     assert plans["p"] is plans["p"]
-    plans["p"].entries[0].meta["tags"].append("changed")  # type: ignore[index]
-    plans["p"].entries[0].meta["llm_plans"]["activeForm"] = "Changed"  # type: ignore[index]
+    items_plan(plans["p"]).entries[0].meta["tags"].append("changed")  # type: ignore[index]
+    items_plan(plans["p"]).entries[0].meta["llm_plans"]["activeForm"] = "Changed"  # type: ignore[index]
     assert json.dumps(session.snapshot()) == snapshot
-    assert session.plans["p"].entries[0].meta == meta
+    assert items_plan(session.plans["p"]).entries[0].meta == meta
     send.clear()
     await session.replay()
     [update] = send.updates[:1]

@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 from hypothesis import event, example, given
 from hypothesis import strategies as st
+from plan_kinds import items_plan
 
+import llm_plans._core.apply
 import llm_plans._streaming.preview
 from llm_plans import Limits, PlanSession, StreamError, ToolResult
 from llm_plans.testing import RecordingSend
@@ -47,7 +49,7 @@ async def test_previews_after_the_first_are_worked_out_from_their_new_steps(
     # more than steps became final (the list's `]`, the call's `}`, which show nothing new).
     # The client gets what it got before (test_previews_carry_only_complete_entries).
     asked: list[str] = []
-    decide = llm_plans._streaming.preview.run
+    decide = llm_plans._core.apply.run  # what llm_plans._streaming.preview.run is
 
     def counted(call: Any) -> Any:
         asked.append(call.tool.name)
@@ -102,7 +104,7 @@ async def test_invalid_stream_rolls_back_an_update() -> None:
     result = await session.finish("c1")
     assert not result.ok
     assert send.updates[-1] == before
-    assert session.plans["plan-1"].entries[0].content == "Old"
+    assert items_plan(session.plans["plan-1"]).entries[0].content == "Old"
 
 
 async def test_legacy_rollback_resends_the_list_without_the_plan() -> None:

@@ -7,16 +7,17 @@ from hypothesis import strategies as st
 from strategies import change, entries
 
 from llm_plans import Limits
-from llm_plans._core.apply import Applied, Rejected, apply, generated_id
+from llm_plans._core.apply import apply, generated_id
 from llm_plans._core.arguments import Decoded
 from llm_plans._core.builder import Rules
+from llm_plans._core.outcome import Applied, Read, Rejected
 from llm_plans._core.plans import Book, Stored
 from llm_plans.dialects.llm_plans import CREATE_PLAN, REMOVE_PLAN, UPDATE_PLAN
 
 STEPS = {"type": "items", "entries": ["Read", "Write"]}
 
 
-def applied(outcome: Applied | Rejected) -> Applied:
+def applied(outcome: Applied | Rejected | Read) -> Applied:
     assert isinstance(outcome, Applied), outcome
     return outcome
 
@@ -86,7 +87,7 @@ def test_removing_names_what_remains() -> None:
 # ---- one set of rules for every path that writes a plan ---------------------------------------
 
 
-def rejected(outcome: Applied | Rejected) -> Rejected:
+def rejected(outcome: Applied | Rejected | Read) -> Rejected:
     assert isinstance(outcome, Rejected), outcome
     return outcome
 

@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 from strategies import PRIORITIES, STATUSES, entries, step_text
 
 from llm_plans._core import apply as _apply
-from llm_plans._core.apply import Applied, apply
+from llm_plans._core.apply import apply
 from llm_plans._core.arguments import Rejection, validate
 from llm_plans._core.builder import Rules, build, usual_items
+from llm_plans._core.outcome import Applied
 from llm_plans._core.plans import Book, Stored
 from llm_plans._limits import Limits
 from llm_plans.dialects.llm_plans import UPDATE_PLAN

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 from inline_snapshot import snapshot
+from plan_kinds import items_plan
 from spec_shapes import check
 
 from llm_plans import Limits, PlanSession, ToolResult, tools
@@ -1183,8 +1184,8 @@ async def _applied_or_rejected(tool: str, args: dict[str, Any]) -> None:
     assert again.plans == plans.plans
     assert all(
         e.status in ("pending", "in_progress", "completed", "cancelled")
-        for e in plans.plans["main"].entries
-    )  # type: ignore[union-attr]
+        for e in items_plan(plans.plans["main"]).entries
+    )
 
 
 async def test_an_unknown_number_names_the_tasks_within_a_bound() -> None:

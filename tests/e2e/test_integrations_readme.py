@@ -15,6 +15,7 @@ from integrations.test_claude_agent_sdk import SCRIPT, claude_code_env
 from integrations.test_langchain import ScriptedChatModel
 from integrations.test_openai_agents import text_stream
 from integrations.test_pydantic_ai import scripted
+from plan_kinds import items_plan
 from pydantic_ai.models.function import FunctionModel
 from wire_payloads import Recorder, openai_client, responses_stream
 
@@ -46,7 +47,7 @@ async def test_pydantic_ai_section(tmp_path: Path, session: PlanSession) -> None
     )
     result = await planning_agent(session, model).run("fix it")
     assert result.output == "Done."
-    assert session.plans["plan-1"].entries[0].status == "completed"
+    assert items_plan(session.plans["plan-1"]).entries[0].status == "completed"
 
 
 async def test_openai_agents_section(tmp_path: Path, session: PlanSession) -> None:
@@ -63,7 +64,7 @@ async def test_openai_agents_section(tmp_path: Path, session: PlanSession) -> No
     finally:
         set_tracing_disabled(False)
     assert list(session.plans) == ["plan-1"]
-    assert session.plans["plan-1"].entries[0].status == "completed"
+    assert items_plan(session.plans["plan-1"]).entries[0].status == "completed"
 
 
 async def test_langchain_section(tmp_path: Path, session: PlanSession, send: RecordingSend) -> None:
@@ -73,7 +74,7 @@ async def test_langchain_section(tmp_path: Path, session: PlanSession, send: Rec
         streaming=True,
     )
     assert await run_graph(session, model, "fix it") == "Done."
-    assert session.plans["plan-1"].entries[0].status == "completed"
+    assert items_plan(session.plans["plan-1"]).entries[0].status == "completed"
     assert len(send.updates) >= 2
 
 

@@ -20,6 +20,7 @@ from client_view import ClientView, expected
 from integration_pipe import run_example
 from mcp import Client
 from mcp.types import CallToolResult
+from plan_kinds import items_plan
 from wire_payloads import chunks
 
 from llm_plans import ConfigurationError, PlanSession, tools
@@ -149,7 +150,7 @@ async def test_repairs_apply(session: PlanSession) -> None:
         entries_as_text = {**CREATE, "entries": json.dumps(CREATE["entries"])}
         result = await call(client, "create_plan", entries_as_text, "toolu_1")
         assert result.is_error is False
-        assert len(session.plans["plan-1"].entries) == 3
+        assert len(items_plan(session.plans["plan-1"]).entries) == 3
 
 
 async def test_live_previews_apply_each_call_once(

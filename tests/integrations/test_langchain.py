@@ -18,6 +18,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
+from plan_kinds import items_plan
 from pydantic import Field
 from registry import NAMES
 
@@ -192,7 +193,7 @@ async def test_live_previews_apply_each_call_once(
     sizes = [len(u["plan"]["entries"]) for u in send.updates]
     assert sizes[:2] == [1, 2]  # steps reached the client while the model wrote them
     assert list(session.plans) == ["plan-1"]  # applied once
-    assert session.plans["plan-1"].entries[0].status == "completed"
+    assert items_plan(session.plans["plan-1"]).entries[0].status == "completed"
     assert not session.is_streaming("c1")
 
 
@@ -290,7 +291,10 @@ async def test_a_review_edit_through_update_state_is_what_applies(
     await app.aupdate_state(config, {"messages": [edited(state.values["messages"][-1], EDITED)]})
     final = await app.ainvoke(None, config)
     assert [m.status for m in tool_messages(final)] == ["success"]
-    assert [e.content for e in session.plans["plan-1"].entries] == ["Reproduce", "Ask first"]
+    assert [e.content for e in items_plan(session.plans["plan-1"]).entries] == [
+        "Reproduce",
+        "Ask first",
+    ]
     assert ClientView(session.form).apply_all(send.updates).shown() == expected(session.plans)
 
 
@@ -322,7 +326,10 @@ async def test_arguments_edited_within_the_run_apply_in_place_of_the_streamed_on
     assert [m.status for m in tool_messages(final)] == ["success"]
     previewed = [len(u["plan"]["entries"]) for u in send.updates]
     assert previewed[:3] == [1, 2, 3]  # CREATE streamed, step by step
-    assert [e.content for e in session.plans["plan-1"].entries] == ["Reproduce", "Ask first"]
+    assert [e.content for e in items_plan(session.plans["plan-1"]).entries] == [
+        "Reproduce",
+        "Ask first",
+    ]
     plain = PlanSession(RecordingSend(), session_id="p")
     assert tool_messages(final)[0].content == (await plain.call("create_plan", EDITED)).content
     assert ClientView(session.form).apply_all(send.updates).shown() == expected(session.plans)
@@ -346,7 +353,7 @@ async def test_concurrent_graph_runs_sharing_previews_and_tools_keep_apart(
     )
     for final in finals:
         assert [m.status for m in tool_messages(final)] == ["success"]
-    assert {i: len(p.entries) for i, p in session.plans.items()} == {"a": 2, "b": 3}
+    assert {i: len(items_plan(p).entries) for i, p in session.plans.items()} == {"a": 2, "b": 3}
     assert ClientView(session.form).apply_all(send.updates).shown() == expected(session.plans)
 
 

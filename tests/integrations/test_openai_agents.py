@@ -15,6 +15,7 @@ import todo_write
 from agents import Agent, OpenAIChatCompletionsModel, OpenAIResponsesModel, RunConfig, Runner
 from client_view import ClientView, expected
 from integration_pipe import run_example
+from plan_kinds import items_plan
 from registry import NAMES
 from wire_payloads import (
     Recorder,
@@ -159,7 +160,7 @@ async def test_invalid_calls_return_the_rejection_and_the_run_goes_on(
     assert said[1] == said[2] == expected
     assert named in expected
     assert len(send.updates) == 2
-    assert session.plans["plan-1"].entries[0].status == "completed"
+    assert items_plan(session.plans["plan-1"]).entries[0].status == "completed"
 
 
 async def test_doubly_encoded_arguments_are_repaired(session: PlanSession) -> None:
@@ -186,7 +187,7 @@ async def test_live_previews_apply_each_call_once(
     sizes = [len(u["plan"]["entries"]) for u in send.updates]
     assert sizes[:2] == [1, 2]  # steps reached the client while the model wrote them
     assert list(session.plans) == ["plan-1"]  # one plan: the call was applied once
-    assert session.plans["plan-1"].entries[0].status == "completed"
+    assert items_plan(session.plans["plan-1"]).entries[0].status == "completed"
     assert outputs(http)[0].startswith('Created plan "plan-1"')
 
 
@@ -204,7 +205,7 @@ async def test_a_slow_consumer_still_applies_each_call_once(
     for event in events:
         await previews.on_event(event)
     assert list(session.plans) == ["plan-1"]
-    assert session.plans["plan-1"].entries[0].status == "completed"
+    assert items_plan(session.plans["plan-1"]).entries[0].status == "completed"
     assert not session.is_streaming("call_1")
     assert not session.is_streaming("call_2")
     assert [u["sessionUpdate"] for u in send.updates] == ["plan_update", "plan_update"]
@@ -218,7 +219,11 @@ async def test_a_reused_call_id_starts_afresh(session: PlanSession) -> None:
         async for event in result.stream_events():
             await previews.on_event(event)
     assert list(session.plans) == ["plan-1", "plan-2"]
-    assert [e.content for e in session.plans["plan-2"].entries] == ["Reproduce", "Fix", "Test"]
+    assert [e.content for e in items_plan(session.plans["plan-2"]).entries] == [
+        "Reproduce",
+        "Fix",
+        "Test",
+    ]
 
 
 @pytest.mark.parametrize("caps", [{"planCapabilities": {}}, {}])
@@ -250,7 +255,7 @@ async def test_live_previews_with_a_chat_completions_model(
         await previews.on_event(event)
     assert [len(u["plan"]["entries"]) for u in send.updates][:2] == [1, 2]
     assert list(session.plans) == ["plan-1"]
-    assert session.plans["plan-1"].entries[0].status == "completed"
+    assert items_plan(session.plans["plan-1"]).entries[0].status == "completed"
     assert http.requests[0]["tools"][0]["function"]["strict"] is True
 
 
@@ -282,7 +287,7 @@ async def test_concurrent_streamed_runs_keep_their_streams_apart(
         'Created plan "a" (items, 3 steps):',
         'Created plan "b" (items, 2 steps):',
     ]
-    assert {i: len(p.entries) for i, p in session.plans.items()} == {"a": 3, "b": 2}
+    assert {i: len(items_plan(p).entries) for i, p in session.plans.items()} == {"a": 3, "b": 2}
     assert any(len(u["plan"]["entries"]) == 1 for u in send.updates)  # previews went out
     assert ClientView(session.form).apply_all(send.updates).shown() == expected(session.plans)
 

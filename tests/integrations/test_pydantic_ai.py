@@ -11,6 +11,7 @@ import pytest
 import todo_write
 from client_view import ClientView, expected
 from integration_pipe import run_example
+from plan_kinds import items_plan
 from pydantic_ai import Agent
 from pydantic_ai.messages import (
     ModelMessage,
@@ -139,7 +140,7 @@ async def test_invalid_calls_are_failed_results_the_run_survives(
     assert parts[1].content == expected
     assert named in expected
     assert len(send.updates) == 2  # the invalid calls sent nothing
-    assert session.plans["plan-1"].entries[0].status == "completed"
+    assert items_plan(session.plans["plan-1"]).entries[0].status == "completed"
 
 
 async def test_doubly_encoded_arguments_are_repaired(
@@ -191,7 +192,7 @@ async def test_live_previews_apply_each_call_once(
     assert entries[:2] == [1, 2]
     assert len(send.updates[seen_before_run[0]]["plan"]["entries"]) == 3
     assert list(session.plans) == ["plan-1"]  # one plan, not two
-    assert session.plans["plan-1"].entries[0].status == "completed"
+    assert items_plan(session.plans["plan-1"]).entries[0].status == "completed"
     assert [p.outcome for p in returns(result.all_messages())] == ["success", "success"]
 
 
@@ -222,7 +223,11 @@ async def test_a_call_left_streaming_by_an_earlier_run_does_not_leak(
     agent = Agent(model, toolsets=[plans])
     result = await agent.run("again", event_stream_handler=plans.event_stream_handler)
     assert [p.outcome for p in returns(result.all_messages())] == ["success"]
-    assert [e.content for e in session.plans["plan-1"].entries] == ["Reproduce", "Fix", "Test"]
+    assert [e.content for e in items_plan(session.plans["plan-1"]).entries] == [
+        "Reproduce",
+        "Fix",
+        "Test",
+    ]
 
 
 async def test_a_new_run_aborts_calls_an_earlier_run_left_streaming(
@@ -317,7 +322,11 @@ async def test_a_name_completed_by_deltas_still_streams(
         await plans.on_event(PartDeltaEvent(index=0, delta=delta))
     assert [len(u["plan"]["entries"]) for u in send.updates][:2] == [1, 2]
     assert (await session.finish("c1")).ok
-    assert [e.content for e in session.plans["plan-1"].entries] == ["Reproduce", "Fix", "Test"]
+    assert [e.content for e in items_plan(session.plans["plan-1"]).entries] == [
+        "Reproduce",
+        "Fix",
+        "Test",
+    ]
 
 
 def interleaving(
@@ -361,7 +370,7 @@ async def test_concurrent_runs_sharing_a_toolset_keep_their_streams_apart(
     )
     for result in results:
         assert [p.outcome for p in returns(result.all_messages())] == ["success"]
-    assert {i: [e.content for e in p.entries] for i, p in session.plans.items()} == {
+    assert {i: [e.content for e in items_plan(p).entries] for i, p in session.plans.items()} == {
         "a": ["A1", "A2"],
         "b": ["B1", "B2", "B3"],
     }
@@ -438,7 +447,7 @@ async def test_dialect_calls_stream_previews_and_apply_once(
     first = [len(u["plan"]["entries"]) for u in send.updates[: seen_before_run[0]]]
     assert first[:2] == [1, 2]
     assert list(todo_session.plans) == ["main"]  # the dialect's one list
-    entries = todo_session.plans["main"].entries
+    entries = items_plan(todo_session.plans["main"]).entries
     assert [(e.content, e.status) for e in entries] == [
         ("Reproduce the bug", "completed"),
         ("Fix the parser", "in_progress"),
@@ -505,7 +514,7 @@ async def test_over_the_anthropic_wire_a_dialect_call_rejected_is_an_is_error_re
     text = text if isinstance(text, str) else text[0]["text"]
     assert text == (await todo_session.call("TodoWrite", bad)).content
     assert len(send.updates) == 1  # the rejected call sent nothing
-    assert [e.status for e in todo_session.plans["main"].entries] == [
+    assert [e.status for e in items_plan(todo_session.plans["main"]).entries] == [
         "in_progress",
         "pending",
         "pending",

@@ -12,6 +12,7 @@ import jsonschema
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from plan_kinds import items_plan
 from pydantic_ai import Agent
 from pydantic_ai.messages import (
     ModelMessage,
@@ -27,6 +28,8 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 
 from llm_plans import PlanSession, tools
+from llm_plans.dialects import _NAMES as DIALECT_NAMES
+from llm_plans.dialects import _tools_of as tools_of
 from llm_plans.integrations._any_of import without_type_lists
 from llm_plans.integrations.pydantic_ai import PlanToolset
 from llm_plans.testing import RecordingSend
@@ -41,7 +44,7 @@ CREATE = {
     "content": None,
     "uri": None,
 }
-TOOLS = [(dialect, name) for dialect in tools.DIALECT_NAMES for name in tools.tools_of(dialect)]
+TOOLS = [(dialect, name) for dialect in DIALECT_NAMES for name in tools_of(dialect)]
 
 
 def new_session(send: RecordingSend, dialect: str = "llm_plans") -> PlanSession:
@@ -86,14 +89,14 @@ async def test_model_run_with_previews_gives_each_plan_call_a_result() -> None:
 
 @given(
     seed=st.integers(0, 100),
-    dialect=st.sampled_from(tools.DIALECT_NAMES),
+    dialect=st.sampled_from(DIALECT_NAMES),
     some=st.data(),
     previews=st.booleans(),
 )
 def test_any_test_model_run_completes_with_a_result_per_call(
     seed: int, dialect: str, some: st.DataObject, previews: bool
 ) -> None:
-    names = tuple(tools.tools_of(dialect))
+    names = tuple(tools_of(dialect))
     chosen = some.draw(st.sets(st.sampled_from(names), min_size=1), label="call_tools")
     send = RecordingSend()
     session = new_session(send, dialect)
@@ -140,7 +143,7 @@ async def test_function_model_without_a_stream_function_creates_the_plan(
     (plan_result,) = calls_and_results(result.all_messages())[1]
     assert plan_result.outcome == "success"
     assert plan_result.content.startswith('Created plan "plan-1"')
-    assert [(e.content, e.status) for e in session.plans["plan-1"].entries] == [
+    assert [(e.content, e.status) for e in items_plan(session.plans["plan-1"]).entries] == [
         ("Reproduce", "in_progress"),
         ("Fix", "pending"),
     ]

@@ -67,7 +67,7 @@ async def test_a_long_stream_of_closing_brackets_is_parsed_at_most_once(
         parses.append(len(text))
         return real(text, *args, **kwargs)
 
-    monkeypatch.setattr(base.json, "loads", counting)
+    monkeypatch.setattr("llm_plans.providers._base.json.loads", counting)
     parts = ['{"type": "markdown", "content": "', *["}}}}"] * 5_000, '"}']
 
     async def run() -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from node_tools import validate_published
+from plan_kinds import items_plan
 from spec_shapes import check
 
 from llm_plans import ConfigurationError, Limits, PlanSession, WireForm
@@ -276,7 +277,7 @@ async def test_every_form_shows_cancelled_and_active_form_by_its_rules(
     stored = [
         {"content": e.content, "priority": e.priority, "status": e.status}
         | ({} if e.meta is None else {"_meta": e.meta})
-        for e in s.plans["p"].entries
+        for e in items_plan(s.plans["p"]).entries
     ]
     (params,) = send.sent
     check(form, params)

@@ -263,19 +263,19 @@ async def test_a_cancelled_search_s_worker_is_gone_at_once(
 
 async def test_a_search_stopped_at_its_hit_limit_says_so(tmp_path: Path) -> None:
     root, _ = project(tmp_path)
-    (root / "many.txt").write_text("hit\n" * (search.MAX_HITS + 1))
+    (root / "many.txt").write_text("hit\n" * (matching.MAX_HITS + 1))
     text, ok = await workspace(root, Conn()).run("search", '{"pattern": "^hit$"}')
     assert ok
     lines = text.splitlines()
-    assert lines[: search.MAX_HITS] == [f"many.txt:{n}: hit" for n in range(1, 201)]
-    assert lines[search.MAX_HITS :] == [
+    assert lines[: matching.MAX_HITS] == [f"many.txt:{n}: hit" for n in range(1, 201)]
+    assert lines[matching.MAX_HITS :] == [
         "(The search was cut short: it stopped at 200 matches. The results are incomplete: "
         "narrow the pattern or the path and search again.)"
     ]
-    (root / "many.txt").write_text("hit\n" * search.MAX_HITS)  # exactly the limit: all found
+    (root / "many.txt").write_text("hit\n" * matching.MAX_HITS)  # exactly the limit: all found
     text, ok = await workspace(root, Conn()).run("search", '{"pattern": "^hit$"}')
     assert "cut short" not in text
-    assert len(text.splitlines()) == search.MAX_HITS
+    assert len(text.splitlines()) == matching.MAX_HITS
 
 
 async def test_a_search_of_too_many_files_says_which_it_searched(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import Any, cast
 
 import acp
 from acp.schema import (
@@ -91,4 +91,5 @@ class BenchAgent:
 
 
 if __name__ == "__main__":
-    asyncio.run(acp.run_agent(BenchAgent(), use_unstable_protocol=True))
+    agent = cast("acp.Agent", BenchAgent())  # the SDK calls only the methods it has
+    asyncio.run(acp.run_agent(agent, use_unstable_protocol=True))

@@ -2,7 +2,7 @@
 ACP to it on stdin/stdout."""
 
 import asyncio
-from typing import Any
+from typing import Any, cast
 
 import acp
 from acp.schema import AgentCapabilities, InitializeResponse, NewSessionResponse, PromptResponse
@@ -66,7 +66,9 @@ class PlanAgent:
 
 async def main() -> None:
     agent = PlanAgent()
-    await acp.run_agent(agent, observers=[agent.recorder], use_unstable_protocol=True)
+    # The SDK calls only the methods an agent has; its Agent protocol lists every one.
+    served = cast("acp.Agent", agent)
+    await acp.run_agent(served, observers=[agent.recorder], use_unstable_protocol=True)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import asyncio
 import sys
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import acp
 from acp.schema import (
@@ -136,7 +136,7 @@ class CodingAgent:
         turn = asyncio.ensure_future(self._turn(session_id, text))
         self._turns[session_id] = turn
         try:
-            return PromptResponse(stop_reason=await turn)  # type: ignore[arg-type]
+            return PromptResponse(stop_reason=await turn)
         except asyncio.CancelledError:
             if turn.cancelled():
                 return PromptResponse(stop_reason="cancelled")
@@ -246,7 +246,8 @@ async def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         print(problem, file=sys.stderr)
         return REFUSED
     recorder = ClientCapabilitiesRecorder()
-    agent = CodingAgent(args, recorder)
+    # The SDK calls only the methods an agent has; its Agent protocol lists every one.
+    agent = cast("acp.Agent", CodingAgent(args, recorder))
     await acp.run_agent(agent, observers=[recorder], use_unstable_protocol=True)
     return 0
 

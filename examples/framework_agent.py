@@ -13,7 +13,7 @@ work through the plan, remove it, then `ANSWER`.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 import acp
 from acp.schema import AgentCapabilities, InitializeResponse, NewSessionResponse, PromptResponse
@@ -95,5 +95,7 @@ class FrameworkAgent(Generic[State]):
 
 def serve(agent: FrameworkAgent[Any]) -> None:
     """Run `agent` as an ACP agent on stdin/stdout until the client closes them."""
-    run = acp.run_agent(agent, observers=[agent.recorder], use_unstable_protocol=True)
+    # The SDK calls only the methods an agent has; its Agent protocol lists every one.
+    served = cast("acp.Agent", agent)
+    run = acp.run_agent(served, observers=[agent.recorder], use_unstable_protocol=True)
     asyncio.run(run)

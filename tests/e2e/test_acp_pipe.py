@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import acp
 import pytest
@@ -35,7 +35,11 @@ async def run_prompt(caps: dict[str, Any]) -> tuple[list[dict[str, Any]], Record
             raw.append(event.message["params"])
 
     async with acp.spawn_agent_process(
-        client, sys.executable, str(EXAMPLE), observers=[observe], use_unstable_protocol=True
+        cast("acp.Client", client),  # the SDK calls only the methods a client has
+        sys.executable,
+        str(EXAMPLE),
+        observers=[observe],
+        use_unstable_protocol=True,
     ) as (conn, _process):
         # Sent as raw JSON so that `planCapabilities`, unknown to the SDK's model, arrives.
         init = await conn._conn.send_request(

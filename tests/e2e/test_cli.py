@@ -16,6 +16,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import cast
 
 import acp
 import pytest
@@ -368,7 +369,7 @@ async def test_llm_plans_agent_over_a_pipe_keeps_plans_under_xdg_data_home(
     xdg = tmp_path / "xdg"
     client = Client()
     async with acp.spawn_agent_process(
-        client,
+        cast("acp.Client", client),  # the SDK calls only the methods a client has
         LLM_PLANS,
         "agent",
         "--model",

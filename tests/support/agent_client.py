@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import acp
 from acp.schema import (
@@ -105,7 +105,7 @@ async def connected(
     `llm-plans agent --model scripted`); by default, this checkout's with the scripted model."""
     program, *args = command or [sys.executable, str(AGENT), *SCRIPTED]
     async with acp.spawn_agent_process(
-        client,
+        cast("acp.Client", client),  # the SDK calls only the methods a client has
         program,
         *args,
         cwd=project,

@@ -9,7 +9,7 @@ import socket
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import acp
 import coding_agent
@@ -39,11 +39,19 @@ async def piped(
     client_reader, client_writer = await asyncio.open_connection(sock=client_socket)
     serving = asyncio.ensure_future(
         acp.run_agent(
-            agent, agent_writer, agent_reader, observers=[recorder], use_unstable_protocol=True
+            cast("acp.Agent", agent),  # the SDK calls only the methods an agent has
+            agent_writer,
+            agent_reader,
+            observers=[recorder],
+            use_unstable_protocol=True,
         )
     )
     conn = acp.connect_to_agent(
-        client, client_writer, client_reader, observers=[client.observe], use_unstable_protocol=True
+        cast("acp.Client", client),  # the SDK calls only the methods a client has
+        client_writer,
+        client_reader,
+        observers=[client.observe],
+        use_unstable_protocol=True,
     )
     try:
         await conn._conn.send_request(

@@ -20,7 +20,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import acp
 from acp.schema import TextContentBlock
@@ -46,7 +46,7 @@ async def drive(agent: Path) -> dict[str, Any]:
             updates.append(event.message["params"])
 
     async with acp.spawn_agent_process(
-        Client(),
+        cast("acp.Client", Client()),  # the SDK calls only the methods a client has
         sys.executable,
         str(agent),
         cwd=agent.parent,

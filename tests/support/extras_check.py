@@ -31,7 +31,7 @@ import sys
 import tempfile
 from collections.abc import Collection
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -250,7 +250,7 @@ async def run_example(root: Path, name: str, answer: str | None) -> None:
             raw.append(event.message["params"]["update"])
 
     async with acp.spawn_agent_process(
-        Client(),
+        cast("acp.Client", Client()),  # the SDK calls only the methods a client has
         sys.executable,
         str(root / "examples" / f"{name}.py"),
         env=dict(os.environ),
@@ -315,7 +315,7 @@ async def start_agent_command() -> None:
 
     with tempfile.TemporaryDirectory() as data:
         async with acp.spawn_agent_process(
-            Client(),
+            cast("acp.Client", Client()),  # the SDK calls only the methods a client has
             str(Path(sys.executable).parent / "llm-plans"),
             "agent",
             "--model",

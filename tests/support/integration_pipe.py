@@ -6,7 +6,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import acp
 from acp.schema import TextContentBlock
@@ -50,7 +50,7 @@ async def run_example(
     """One session and one prompt to `examples/<name>.py`; the client and the stop reason."""
     client = client or PipeClient()
     async with acp.spawn_agent_process(
-        client,
+        cast("acp.Client", client),  # the SDK calls only the methods a client has
         sys.executable,
         str(EXAMPLES / f"{name}.py"),
         env={**os.environ, "PYTHONPATH": _PYTHONPATH, **(env or {})},

@@ -8,7 +8,7 @@ observers see.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import acp
 import pytest
@@ -214,8 +214,12 @@ async def run(version: int, *, validate: bool) -> tuple[list[dict[str, Any]], Sc
         if event.message.get("method") == "session/update":
             raw.append(event.message["params"])
 
-    agent_conn = acp.core.AgentSideConnection(agent, agent_end, observers=[agent.recorder])
-    client = acp.connect_to_agent(QuietClient(), client_end, observers=[observe])
+    # The SDK calls only the methods an agent and a client have.
+    served = cast("acp.Agent", agent)
+    agent_conn = acp.core.AgentSideConnection(served, agent_end, observers=[agent.recorder])
+    client = acp.connect_to_agent(
+        cast("acp.Client", QuietClient()), client_end, observers=[observe]
+    )
     try:
         v2 = version >= 2
         params: dict[str, Any] = {"protocolVersion": version}

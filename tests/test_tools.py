@@ -726,7 +726,7 @@ def _of_type(kind: str, node: dict[str, Any]) -> st.SearchStrategy[Any]:
 def test_argument_models_accept_what_the_schema_allows(
     name: str, strict: bool, data: st.DataObject
 ) -> None:
-    schema = tools.schema(name, all_required=strict)  # type: ignore[arg-type]
+    schema = tools.schema(name, all_required=strict)
     arguments = data.draw(from_schema(schema))
     jsonschema.validate(arguments, schema)
     OUR_TOOLS[name].definition.model_validate_json(json.dumps(arguments))

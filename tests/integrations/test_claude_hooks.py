@@ -533,7 +533,7 @@ async def test_an_approved_plan_becomes_the_plan_mode_plan(
     )
     # A second approval replaces it, with the plan as the user approved it (edited).
     await fire(hooks, exit_plan_mode("# Plan v2", approved="# Plan v2\n\n(and test it)"))
-    assert session.plans["plan-mode"].content == "# Plan v2\n\n(and test it)"  # type: ignore[union-attr]
+    assert session.plans["plan-mode"].content == "# Plan v2\n\n(and test it)"
     assert list(session.plans) == ["plan-mode"]
     shown_to_client(session, send)
 
@@ -1166,7 +1166,7 @@ class MirrorMachine(RuleBasedStateMachine):
             assert set(self.held(agent)) <= self.created[agent]
         for plan_id, plan in self.session.plans.items():
             if plan_id != "main" and plan.type == "items":
-                assert plan.entries  # type: ignore[union-attr]
+                assert plan.entries
 
     @invariant()
     def the_client_shows_the_session(self) -> None:

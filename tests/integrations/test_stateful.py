@@ -317,7 +317,7 @@ class OpenAIAgents(Adapter):
     async def deny(self, run: RunModel, call: Call) -> None:
         # A rejected approval: the run answers the call itself, no tool runs it.
         raw = {"call_id": call.call_id, "output": "rejected", "type": "function_call_output"}
-        item = ToolCallOutputItem(agent=self.agent, raw_item=raw, output="rejected")  # type: ignore[arg-type]
+        item = ToolCallOutputItem(agent=self.agent, raw_item=raw, output="rejected")
         await run.handle.on_event(RunItemStreamEvent(name="tool_output", item=item))
 
     async def end(self, run: RunModel, cancelled: bool) -> None:

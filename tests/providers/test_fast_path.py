@@ -270,7 +270,7 @@ def in_form(level: str, value: dict[str, Any], form: str) -> Any:
     if form == "sdk":  # as the SDK builds what it reads off the wire: no validation
         return LEVELS[level][0].construct(**value)
     if form == "subclass":
-        return MODELS[level, form].construct(**value)  # type: ignore[attr-defined]
+        return MODELS[level, form].construct(**value)
     if form in ("declares_all", "declares_some"):  # a declared name absent stays unset
         return MODELS[level, form].model_construct(**value)
     if form == "namespace":
@@ -521,7 +521,7 @@ class Spy:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, kind: type[StreamAdapter]) -> None:
         self.fast = 0
-        usual = kind._usual  # type: ignore[attr-defined]
+        usual = kind._usual
 
         def counted(adapter: Any, event: Any) -> bool | None:
             due = usual(adapter, event)

@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -29,12 +30,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 # `python -m pytest` quick; "ci" (set by .ci/run) runs the full counts. Tests that set their own
 # max_examples (tests/test_properties.py) keep them under both; deadline and health checks come
 # from here. No deadline: a call's first run warms pydantic and jiter and times vary on CI.
-_PROFILE = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+_PROFILE: dict[str, Any] = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 settings.register_profile("dev", max_examples=50, stateful_step_count=25, **_PROFILE)
 settings.register_profile("ci", max_examples=500, stateful_step_count=25, **_PROFILE)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
-CAPABILITIES = {
+CAPABILITIES: dict[str, dict[str, Any] | None] = {
     "documents": {"planCapabilities": {}},
     "schema": {"plan": {}},
     "legacy": None,

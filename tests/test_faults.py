@@ -100,7 +100,11 @@ async def test_sessions_are_isolated() -> None:
 
 
 async def test_snapshot_restore_and_replay(form: str) -> None:
-    caps = {"documents": {"planCapabilities": {}}, "schema": {"plan": {}}, "legacy": None}[form]
+    caps: dict[str, Any] | None = {
+        "documents": {"planCapabilities": {}},
+        "schema": {"plan": {}},
+        "legacy": None,
+    }[form]
     send = RecordingSend()
     session = PlanSession(send, session_id="s", client_capabilities=caps)
     await session.call("create_plan", ITEMS)
@@ -130,7 +134,11 @@ async def test_snapshot_restore_and_replay(form: str) -> None:
 
 
 async def test_a_failing_on_commit_still_tells_the_client_and_the_caller(form: str) -> None:
-    caps = {"documents": {"planCapabilities": {}}, "schema": {"plan": {}}, "legacy": None}[form]
+    caps: dict[str, Any] | None = {
+        "documents": {"planCapabilities": {}},
+        "schema": {"plan": {}},
+        "legacy": None,
+    }[form]
     send = RecordingSend()
     failures = [OSError("disk full")]
 

@@ -16,7 +16,7 @@ from llm_plans.testing import RecordingSend
 
 ENTRIES = [{"content": f"Step {n}", "priority": "high", "status": "pending"} for n in range(6)]
 CREATE = json.dumps({"type": "items", "id": None, "entries": ENTRIES})
-CAPS = {"plan": {}}
+CAPS: dict[str, Any] = {"plan": {}}
 
 
 def session_for(send: RecordingSend, **options: Any) -> PlanSession:

@@ -16,12 +16,16 @@ from llm_plans.testing import RecordingSend
 # Under the "ci" profile (500 examples) 4 tests x 2,500: the 10,000 examples CI runs; a local
 # run under the quick "dev" profile does 5 x its count.
 EXAMPLES = settings(
-    max_examples=5 * settings.default.max_examples,
+    max_examples=5 * settings().max_examples,  # the loaded profile's
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 LOOP = asyncio.new_event_loop()
-FORMS = {"documents": {"planCapabilities": {}}, "schema": {"plan": {}}, "legacy": None}
+FORMS: dict[str, dict[str, Any] | None] = {
+    "documents": {"planCapabilities": {}},
+    "schema": {"plan": {}},
+    "legacy": None,
+}
 SEED = [
     ("create_plan", {"type": "items", "id": "work", "entries": ["Read", "Write", "Test"]}),
     ("create_plan", {"type": "markdown", "id": "notes", "content": "# N\n- [ ] a"}),

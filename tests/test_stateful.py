@@ -57,7 +57,11 @@ from strategies import (
 from llm_plans import Limits, PlanSession, StreamError, ToolResult, WireForm
 from llm_plans.testing import RecordingSend
 
-CAPABILITIES = {"documents": {"planCapabilities": {}}, "schema": {"plan": {}}, "legacy": None}
+CAPABILITIES: dict[str, dict[str, Any] | None] = {
+    "documents": {"planCapabilities": {}},
+    "schema": {"plan": {}},
+    "legacy": None,
+}
 # v2 by the protocol version the client negotiated.
 FORM_ARGS: dict[str, dict[str, Any]] = {
     "v2": {"client_capabilities": {"plan": {}}, "protocol_version": 2},

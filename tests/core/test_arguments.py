@@ -56,7 +56,11 @@ async def test_hostile_arguments_are_rejected_clearly(
     arguments: Any, message: str, form: str
 ) -> None:
     send = RecordingSend()
-    caps = {"documents": {"planCapabilities": {}}, "schema": {"plan": {}}, "legacy": None}[form]
+    caps: dict[str, Any] | None = {
+        "documents": {"planCapabilities": {}},
+        "schema": {"plan": {}},
+        "legacy": None,
+    }[form]
     session = PlanSession(send, session_id="s", client_capabilities=caps)
     await session.call("create_plan", {"type": "markdown", "id": "keep", "content": "- [ ] a"})
     before, sent = session.snapshot(), len(send.sent)

@@ -20,7 +20,7 @@ from llm_plans import Limits, PlanSession, ToolResult, tools
 from llm_plans._core.results import MAX_REJECTION_BYTES
 from llm_plans.testing import RecordingSend
 
-CAPS = {"schema": {"plan": {}}, "legacy": {}}
+CAPS: dict[str, dict[str, Any]] = {"schema": {"plan": {}}, "legacy": {}}
 
 
 def session(form: str = "schema", **kwargs: Any) -> tuple[PlanSession, RecordingSend]:
@@ -1401,6 +1401,7 @@ async def test_task_list_with_no_arguments_at_all_reads() -> None:
     plans, send = session()
     await plans.call("TaskCreate", {"subject": "A", "description": ""})
     sent = len(send.sent)
+    nothing: object
     for nothing in ("", b"", " ", None, {}):
         result = await plans.call("TaskList", nothing)
         assert (result.ok, result.content) == (True, "#1 [pending] A"), nothing

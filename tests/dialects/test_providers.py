@@ -28,7 +28,7 @@ TODOS = json.dumps(
         ]
     }
 )
-CAPS = {"plan": {}}
+CAPS: dict[str, Any] = {"plan": {}}
 
 
 async def _anthropic(session: PlanSession) -> list[dict[str, Any]]:

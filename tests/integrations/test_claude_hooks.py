@@ -499,6 +499,7 @@ async def test_a_hook_given_no_dict_answers_and_changes_nothing(session: PlanSes
     for matchers in hooks.values():
         for matcher in matchers:
             for hook in matcher.hooks:
+                data: object
                 for data in (None, [], "PostToolUse", {"hook_event_name": "PostToolUse"}):
                     assert await hook(data, None, {"signal": None}) == {}  # type: ignore[arg-type]
     assert session.plans == {}

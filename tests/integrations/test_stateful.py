@@ -61,7 +61,7 @@ from llm_plans import PlanSession
 from llm_plans.integrations import claude_agent_sdk, langchain, openai_agents, pydantic_ai
 from llm_plans.testing import RecordingSend
 
-CAPS = {"plan": {}}
+CAPS: dict[str, Any] = {"plan": {}}
 RUNS = 3  # runs going on at once
 TOOLS = ("create_plan", "update_plan", "remove_plan")
 
@@ -538,7 +538,7 @@ class IntegrationMachine(RuleBasedStateMachine):
 # large by design: health checks about generation speed and size would fail for the machine's
 # load, not for the library.
 STEPS = settings(
-    max_examples=min(settings.default.max_examples, 200),
+    max_examples=min(settings().max_examples, 200),  # the loaded profile's, at most 200
     stateful_step_count=40,
     report_multiple_bugs=False,
     suppress_health_check=[

@@ -40,7 +40,7 @@ NOTE = json.dumps(
         "uri": None,
     }
 )
-CAPS = {"plan": {}}
+CAPS: dict[str, Any] = {"plan": {}}
 
 
 class Clocked(RecordingSend):

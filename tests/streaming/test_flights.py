@@ -16,7 +16,7 @@ from strategies import PRIORITIES, STATUSES, step_text
 from llm_plans import Limits, PlanSession, WireForm
 from llm_plans.testing import RecordingSend
 
-SCHEMA = {"plan": {}}
+SCHEMA: dict[str, Any] = {"plan": {}}
 
 
 def session_of(send: RecordingSend, **kwargs: Any) -> PlanSession:

@@ -484,7 +484,7 @@ def test_what_grew_is_the_lists_new_elements_and_all_that_is_new(
     # Whenever `grown(had)` answers, the final part is the one the caller had (`had` its
     # list's elements) with the new elements after them, the very objects `final()` gives,
     # and nothing else new; it does not answer a caller whose elements are not the scanner's.
-    before = None
+    before: dict[str, Any] | None = None
     for scanner in fed_in_pieces(FinalPrefix(), text, sizes, asks):
         listed = None if before is None else before.get(scanner._list_key)
         had = listed if isinstance(listed, list) else []
@@ -506,7 +506,8 @@ def test_what_grew_is_the_lists_new_elements_and_all_that_is_new(
 def test_a_plan_streamed_step_by_step_grows_by_its_steps() -> None:
     steps = [{"content": f"Step {k}, with a }} and a ]", "status": "pending"} for k in range(6)]
     text = json.dumps({"type": "items", "id": "p", "entries": steps, "uri": None})
-    scanner, grew = FinalPrefix(), []
+    scanner = FinalPrefix()
+    grew: list[list[Any]] = []
     for char in text:
         if scanner.feed(char):
             fields = scanner.final()

@@ -29,7 +29,11 @@ from llm_plans import (
 from llm_plans.testing import RecordingSend
 
 INCOMING, OUTGOING = StreamDirection.INCOMING, StreamDirection.OUTGOING
-CAPS = {"documents": {"planCapabilities": {}}, "schema": {"plan": {}}, "legacy": {}}
+CAPS: dict[str, dict[str, Any]] = {
+    "documents": {"planCapabilities": {}},
+    "schema": {"plan": {}},
+    "legacy": {},
+}
 
 
 def initialize(version: Any, caps: Any = None, *, request_id: int = 0, v2: bool = False) -> Any:

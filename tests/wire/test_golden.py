@@ -14,7 +14,11 @@ from llm_plans import PlanSession
 from llm_plans.testing import RecordingSend
 
 GOLDEN = Path(__file__).parents[1] / "golden"
-CAPS = {"documents": {"planCapabilities": {}}, "schema": {"plan": {}}, "legacy": {}}
+CAPS: dict[str, dict[str, Any]] = {
+    "documents": {"planCapabilities": {}},
+    "schema": {"plan": {}},
+    "legacy": {},
+}
 # How a session comes to each form: v1's from the client's capabilities, v2 from the version
 # it negotiated.
 SESSION_ARGS: dict[str, dict[str, Any]] = {

@@ -7,7 +7,9 @@ import asyncio
 import contextlib
 import os
 import signal
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from agent_client import Client, agent_env, connected, prompt_block, sample_project
 from coding_agent import skipped_notice
@@ -20,7 +22,7 @@ from llm_plans import SkippedPlan
 async def test_plans_survive_a_killed_agent(tmp_path: Path) -> None:
     project = sample_project(tmp_path)
     env = {**agent_env(tmp_path / "data"), "LLM_PLANS_SCRIPT_DELAY": "0.02"}
-    caps = {"plan": {}}
+    caps: dict[str, Any] = {"plan": {}}
 
     first = Client()
     # The agent dies mid-turn: the client's own writes to it may then fail as it closes.
@@ -88,7 +90,7 @@ def _entry(content: str) -> dict[str, str]:
     return {"content": content, "priority": "medium", "status": "pending"}
 
 
-def _plan(plan: dict[str, object]) -> dict[str, object]:
+def _plan(plan: Mapping[str, object]) -> dict[str, object]:
     return {k: v for k, v in plan.items() if k != "id"}
 
 

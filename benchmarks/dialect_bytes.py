@@ -39,7 +39,7 @@ def definition_rows(count: Callable[[str], str]) -> list[list[object]]:
     its system prompt."""
     rows: list[list[object]] = []
     for dialect in NAMES:
-        names = [t.get("function", t)["name"] for t in tools.anthropic(dialect=dialect)]
+        names = [t["name"] for t in tools.anthropic(dialect=dialect)]
         cells: list[object] = [dialect, ", ".join(names)]
         for _, listed in FORMATS:
             text = compact(listed(dialect))

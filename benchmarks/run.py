@@ -49,7 +49,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -79,7 +79,7 @@ RESULT_SIZES = (5, 20, 100, 200)
 ACTIVE = "Updating the parser"  # TodoWrite's activeForm, shown while the step runs
 
 
-def report(key: str, title: str, header: list[str], rows: list[list[object]]) -> None:
+def report(key: str, title: str, header: list[str], rows: Sequence[Sequence[object]]) -> None:
     """Print one table and keep it for the results file; `key` names it (per-call, ...)."""
     cells = [[str(c) for c in row] for row in rows]
     TABLES.append({"key": key, "title": title, "header": header, "rows": cells})
@@ -89,7 +89,7 @@ def report(key: str, title: str, header: list[str], rows: list[list[object]]) ->
 # ---- per-call: one call against the floor and the ACP SDK ---------------------------------------
 
 
-async def _noop_send(params: dict[str, Any]) -> None:
+async def _noop_send(message: str) -> None:
     """The floor's send: awaited once per call, as any adapter awaits its transport."""
 
 

@@ -46,7 +46,7 @@ class OpenAIAgentsAgent(FrameworkAgent[tuple[PlanSession, list[Any]]]):
             name="coder",
             instructions=tools.system_prompt(),
             model=self._model_name or scripted(),
-            tools=plan_tools(session),
+            tools=[*plan_tools(session)],  # a list[Tool], as Agent types it
         )
         offline = self._model_name is None  # nothing to send traces to
         result = Runner.run_streamed(

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-import re2
+import re2  # type: ignore[import-untyped]  # google-re2 ships no type hints
 
 # Bigger files are data or logs, not code to search; reading them would only cost time.
 MAX_FILE_BYTES = 1_000_000

@@ -246,8 +246,8 @@ class Scripted(Backend):
     def restore(self, state: dict[str, Any]) -> None:
         self.finished = state.get("finished") is True
         stopped = state.get("stopped_at")
-        valid = isinstance(stopped, int) and not isinstance(stopped, bool)
-        self.stopped_at = stopped if valid and 0 <= stopped < len(TURNS) else None
+        # A turn's number as the saved JSON holds it: an int, not a bool.
+        self.stopped_at = stopped if type(stopped) is int and 0 <= stopped < len(TURNS) else None
 
     async def reply(self, plans: PlanSession, on_text: OnText) -> Reply:
         prefix = "" if self.labelled else LABEL

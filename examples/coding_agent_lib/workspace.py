@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from acp.schema import PermissionOption, ToolCallLocation
+from acp.schema import PermissionOption, ToolCallLocation, ToolKind
 from pydantic import BaseModel, ConfigDict, Field
 
 from .acp_builders import (
@@ -100,7 +100,7 @@ _ALWAYS = {
     "write_file": "Always allow writes in this session",
     "run_command": "Always allow commands in this session",
 }
-_KINDS = {
+_KINDS: dict[str, ToolKind] = {
     "list_files": "search",
     "read_file": "read",
     "search": "search",
@@ -111,7 +111,7 @@ _KINDS = {
 
 def definitions(provider: str) -> list[dict[str, Any]]:
     """The coding tools in a model API's format."""
-    out = []
+    out: list[dict[str, Any]] = []
     for name, model in TOOLS.items():
         schema = model.model_json_schema()
         schema.pop("title", None)

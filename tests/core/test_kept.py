@@ -255,18 +255,20 @@ async def honest_snapshot() -> dict[str, Any]:
             "activeForm": f"Doing {subject}",
         }
         assert (await plans.call("TaskCreate", args)).ok
-    for task, fields in [
+    updates: list[tuple[str, dict[str, Any]]] = [
         ("2", {"status": "deleted"}),
         ("3", {"addBlockedBy": ["1"], "owner": "me", "metadata": {"k": [1]}}),
         ("4", {"status": "blocked"}),
-    ]:
+    ]
+    for task, fields in updates:
         assert (await plans.call("TaskUpdate", {"taskId": task, **fields})).ok
     todo = {"content": "Sub", "status": "pending", "activeForm": "Subbing"}
     assert (await plans.call("TodoWrite", {"todos": [todo]}, list_id="sub")).ok
     assert (
         await plans.call("create_plan", {"type": "markdown", "id": "m", "content": "- [ ] a"})
     ).ok
-    return json.loads(json.dumps(plans.snapshot()))
+    honest: dict[str, Any] = json.loads(json.dumps(plans.snapshot()))
+    return honest
 
 
 MUTATIONS: dict[str, list[Any]] = {

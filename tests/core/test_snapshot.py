@@ -431,7 +431,10 @@ async def test_a_legacy_update_is_the_callers_to_change() -> None:
     send = RecordingSend()
     session = PlanSession(send, session_id="s", client_capabilities={"plan": {}})
     meta = {"source": {"tool": "x", "tags": ["a"]}}
-    entries = [{"content": "a", "_meta": meta}, {"content": "b", "status": "cancelled"}]
+    entries: list[dict[str, Any]] = [
+        {"content": "a", "_meta": meta},
+        {"content": "b", "status": "cancelled"},
+    ]
     await session.call("create_plan", {"type": "items", "id": "p", "entries": entries})
     before, update = session.snapshot(), session.legacy_update()
     scribble(update)

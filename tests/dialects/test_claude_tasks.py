@@ -1121,7 +1121,7 @@ JSON = st.recursive(
     ),
     max_leaves=10,
 )
-VALID = {
+VALID: dict[str, dict[str, Any]] = {
     "TaskCreate": {"subject": "S", "description": "D", "activeForm": "A", "metadata": {"k": 1}},
     "TaskUpdate": {"taskId": "1", "status": "completed", "addBlocks": ["2"], "owner": "o"},
     "TaskList": {},
@@ -1346,7 +1346,7 @@ async def test_an_aborted_stream_leaves_nothing() -> None:
 
 
 # The argument shapes of Claude Code 2.1.330 (`sdk-tools.d.ts`), descriptions left out.
-CLAUDE_CODE = {
+CLAUDE_CODE: dict[str, dict[str, list[str]]] = {
     "TaskCreate": {
         "properties": ["subject", "description", "activeForm", "metadata"],
         "required": ["subject", "description"],

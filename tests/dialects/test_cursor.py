@@ -42,7 +42,7 @@ def todo(todo_id: str, content: str | None = None, status: str | None = None) ->
 
 # Written from Cursor's `todo_write` shape (public tool-definition dumps): the model's own ids;
 # `merge: false` sends the list, `merge: true` the todos that change.
-CREATE = {
+CREATE: dict[str, Any] = {
     "merge": False,
     "todos": [
         todo("1", "Find where sessions expire", "in_progress"),

@@ -45,7 +45,7 @@ def install_extras(page: Path) -> str:
     """The extras of the last install line above the page's `agent.py` block."""
     text = page.read_text()
     above = text[: text.index('```python title="agent.py"')]
-    lines = re.findall(r'pip install -e "\.\[([\w,-]+)\]"', above)
+    lines: list[str] = re.findall(r'pip install -e "\.\[([\w,-]+)\]"', above)
     assert lines, f"{page.name}: no install line above its agent"
     return lines[-1]
 

@@ -56,7 +56,10 @@ MODULES = [
 PACKAGES = ["llm_plans.dialects", "llm_plans.integrations", "llm_plans.providers"]
 
 
-_STARS = {inspect.Parameter.VAR_POSITIONAL: "*", inspect.Parameter.VAR_KEYWORD: "**"}
+_STARS: dict[inspect._ParameterKind, str] = {
+    inspect.Parameter.VAR_POSITIONAL: "*",
+    inspect.Parameter.VAR_KEYWORD: "**",
+}
 _VARIADIC = tuple(_STARS)
 
 

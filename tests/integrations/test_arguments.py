@@ -318,8 +318,9 @@ async def by_openai_agents(
     done = said_done()
     http = Recorder(responses_response([("call_1", tool, json.dumps(arguments))]), done)
     model = OpenAIResponsesModel(model="gpt-4.1", openai_client=openai_client(http))
+    # [*...]: Agent takes a list[Tool], which a list[FunctionTool] is not (list is invariant).
     agent = OpenAIAgent(
-        name="coder", model=model, tools=openai_agents.plan_tools(session, dialect=dialect)
+        name="coder", model=model, tools=[*openai_agents.plan_tools(session, dialect=dialect)]
     )
     await Runner.run(agent, "plan", run_config=RunConfig(tracing_disabled=True))
     [answer] = [
@@ -344,7 +345,7 @@ async def by_openai_agents_streamed(
     )
     model = OpenAIResponsesModel(model="gpt-4.1", openai_client=openai_client(http))
     agent = OpenAIAgent(
-        name="coder", model=model, tools=openai_agents.plan_tools(session, dialect=dialect)
+        name="coder", model=model, tools=[*openai_agents.plan_tools(session, dialect=dialect)]
     )
     result = Runner.run_streamed(agent, "plan", run_config=RunConfig(tracing_disabled=True))
     async with openai_agents.PlanPreviews(session) as previews:

@@ -84,8 +84,9 @@ def text_stream(text: str) -> bytes:
 
 def agent(session: PlanSession, http: Recorder) -> Agent[Any]:
     model = OpenAIResponsesModel(model="gpt-4.1", openai_client=openai_client(http))
+    # [*...]: Agent takes a list[Tool], which a list[FunctionTool] is not (list is invariant).
     return Agent(
-        name="coder", instructions="Plan, then work.", model=model, tools=plan_tools(session)
+        name="coder", instructions="Plan, then work.", model=model, tools=[*plan_tools(session)]
     )
 
 
@@ -248,7 +249,7 @@ async def test_live_previews_with_a_chat_completions_model(
         done,
     )
     model = OpenAIChatCompletionsModel(model="gpt-4.1", openai_client=openai_client(http))
-    agent = Agent(name="coder", model=model, tools=plan_tools(session))
+    agent = Agent(name="coder", model=model, tools=[*plan_tools(session)])
     previews = PlanPreviews(session)
     result = Runner.run_streamed(agent, "fix it", run_config=NO_TRACES)
     async for event in result.stream_events():
@@ -300,7 +301,7 @@ async def test_a_dialect_sends_its_strict_tools(send: RecordingSend) -> None:
     http = Recorder(text_response("Hi."), text_response("Hi."))
     await Runner.run(agent(session, http), "hi", run_config=NO_TRACES)  # the default
     model = OpenAIResponsesModel(model="gpt-4.1", openai_client=openai_client(http))
-    named = Agent(name="coder", model=model, tools=plan_tools(session, dialect="claude_todos"))
+    named = Agent(name="coder", model=model, tools=[*plan_tools(session, dialect="claude_todos")])
     await Runner.run(named, "hi", run_config=NO_TRACES)
     for request in http.requests:
         assert request["tools"] == tools.openai_responses(dialect="claude_todos")

@@ -180,7 +180,8 @@ def scenario_for(name: str) -> tuple[str, list[tuple[str, Any]]]:
 
 
 def load(name: str) -> dict[str, Any]:
-    return json.loads((GOLDEN / name).read_text())
+    golden: dict[str, Any] = json.loads((GOLDEN / name).read_text())
+    return golden
 
 
 def test_every_golden_file_has_a_scenario() -> None:

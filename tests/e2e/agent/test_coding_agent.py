@@ -72,10 +72,10 @@ async def test_a_prompt_in_every_capability_form(form: str, tmp_path: Path) -> N
         "Write test_calc.py",
         "Run `python test_calc.py`",
     ]
-    kinds = [getattr(u, "session_update", "") for u in client.typed]
-    assert "tool_call" in kinds
-    assert "tool_call_update" in kinds
-    assert "agent_message_chunk" in kinds
+    typed_kinds = [getattr(u, "session_update", "") for u in client.typed]
+    assert "tool_call" in typed_kinds
+    assert "tool_call_update" in typed_kinds
+    assert "agent_message_chunk" in typed_kinds
 
 
 async def test_initialize_names_the_agent_and_writes_carry_their_diff(tmp_path: Path) -> None:

@@ -354,7 +354,9 @@ async def test_parallel_calls_at_index_0_with_distinct_ids_stay_apart() -> None:
     assert reply.plan_results["call_p"]["content"].startswith("Created plan")
 
 
-def _call_deltas(number: int, call: tuple[str, str, str], style: str, cuts: list[int]) -> list:
+def _call_deltas(
+    number: int, call: tuple[str, str, str], style: str, cuts: list[int]
+) -> list[dict[str, Any]]:
     """One call's tool call deltas: `openai` gives the id and its own index on the first delta
     only; `zero` puts every call at index 0 and repeats the id (Ollama, Gemini); `zero_first`
     puts it at index 0 with the id on the first delta only."""
@@ -362,7 +364,7 @@ def _call_deltas(number: int, call: tuple[str, str, str], style: str, cuts: list
     bounds = sorted({0, len(args), *(c % (len(args) + 1) for c in cuts)})
     parts = [args[a:b] for a, b in itertools.pairwise(bounds)]
     index = number + 1 if style == "openai" else 0
-    out = []
+    out: list[dict[str, Any]] = []
     for n, part in enumerate(parts):
         delta: dict[str, Any] = {"index": index, "function": {"arguments": part}}
         if n == 0:

@@ -1315,9 +1315,9 @@ async def _streamed_equals_plain(
     streamed, streamed_send = session()
     await run(plain, SETUP)
     await run(streamed, SETUP)
-    text: str | bytes = json.dumps(args, ensure_ascii=False)
-    if as_bytes:
-        text = text.encode("utf-8")  # a cut may fall inside a character
+    dumped = json.dumps(args, ensure_ascii=False)
+    # As bytes, a cut may fall inside a character.
+    text: str | bytes = dumped.encode("utf-8") if as_bytes else dumped
     whole = await plain.call(tool, text)
     points = sorted({c % (len(text) + 1) for c in cuts} | {0, len(text)})
     for start, end in itertools.pairwise(points):

@@ -16,6 +16,7 @@ import subprocess
 from collections.abc import Iterator
 from concurrent.futures import Future
 from pathlib import Path
+from typing import cast
 
 import extras_check
 import pytest
@@ -80,9 +81,10 @@ def virtualenvs(
     """A fresh virtualenv per case, with the wheel and the page's extras (and the pinned SDK),
     installed in the background while the agents run."""
     selected = [
-        (item.callspec.params["page"], item.callspec.params["pin"])
+        (cast(str, item.callspec.params["page"]), cast("str | None", item.callspec.params["pin"]))
         for item in request.session.items
-        if getattr(item, "originalname", None) == "test_the_pages_agent_runs_from_the_wheel"
+        if isinstance(item, pytest.Function)
+        and item.originalname == "test_the_pages_agent_runs_from_the_wheel"
     ]
     wheel = build_wheel(tmp_path_factory.mktemp("dist"), timeout=INSTALL_TIMEOUT)
     installs = {

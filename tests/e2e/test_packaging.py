@@ -12,10 +12,11 @@ import zipfile
 from collections.abc import Iterator
 from concurrent.futures import Future
 from pathlib import Path
+from typing import cast
 
 import extras_check
 import pytest
-from anthropic_server import ScriptedAPI, serving
+from anthropic_server import ScriptedAPI, Step, serving
 from wheel_build import (
     ROOT,
     RUN_FRESH_VIRTUALENVS,
@@ -169,7 +170,7 @@ def test_titled_blocks_are_the_files_of_their_page() -> None:
 ALSO_RUN = {"agent": ["llm-plans demo", "llm-plans agent"], "testing": ["FakeModelAPI"]}
 
 # The Anthropic stand-in's script for the Claude Agent SDK example: plan, progress, remove.
-CLAUDE_STEPS = [
+CLAUDE_STEPS: list[Step] = [
     [("toolu_1", "mcp__plans__create_plan", extras_check.PLAN)],
     [("toolu_2", "mcp__plans__update_plan", '{"id": "plan-1", "changes": [{"step": 1}]}')],
     [("toolu_3", "mcp__plans__remove_plan", '{"id": "plan-1"}')],
@@ -184,9 +185,10 @@ def virtualenvs(
     """The selected extras' virtualenvs, each with the wheel and that extra only, installed in
     the background while the checks run."""
     selected = [
-        item.callspec.params["extra"]
+        cast(str, item.callspec.params["extra"])
         for item in request.session.items
-        if getattr(item, "originalname", None) == "test_extra_alone_in_a_fresh_virtualenv"
+        if isinstance(item, pytest.Function)
+        and item.originalname == "test_extra_alone_in_a_fresh_virtualenv"
     ]
     installs = {
         extra: (tmp_path_factory.mktemp(f"venv-{extra}"), (f"{wheel}[{extra}]",))

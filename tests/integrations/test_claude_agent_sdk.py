@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import todo_write
-from anthropic_server import ScriptedAPI, serving
+from anthropic_server import ScriptedAPI, Step, serving
 from claude_agent_sdk import ResultMessage, StreamEvent, ToolResultBlock, UserMessage
 from client_view import ClientView, expected
 from integration_pipe import run_example
@@ -219,7 +219,7 @@ def claude_code_env(base_url: str, home: Path) -> dict[str, str]:
 
 
 BAD_UPDATE = {"id": "nope", "changes": [{"step": 1, "status": "completed"}]}
-SCRIPT = [
+SCRIPT: list[Step] = [
     [("toolu_1", "mcp__plans__create_plan", json.dumps(CREATE))],
     [("toolu_2", "mcp__plans__update_plan", json.dumps(BAD_UPDATE))],
     [("toolu_3", "mcp__plans__update_plan", json.dumps(UPDATE))],

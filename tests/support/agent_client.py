@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import acp
 from acp.schema import (
@@ -19,6 +19,22 @@ from acp.schema import (
     TextContentBlock,
     WriteTextFileResponse,
 )
+
+if TYPE_CHECKING:  # what session/prompt takes, only to annotate prompt_block
+    from acp.schema import (
+        AudioContentBlock,
+        EmbeddedResourceContentBlock,
+        ImageContentBlock,
+        ResourceContentBlock,
+    )
+
+    ContentBlock = (
+        TextContentBlock
+        | ImageContentBlock
+        | AudioContentBlock
+        | ResourceContentBlock
+        | EmbeddedResourceContentBlock
+    )
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENT = ROOT / "examples" / "coding_agent.py"
@@ -128,7 +144,7 @@ async def connected(
         yield conn, process, init
 
 
-def prompt_block(text: str) -> list[TextContentBlock]:
+def prompt_block(text: str) -> list[ContentBlock]:
     return [TextContentBlock(type="text", text=text)]
 
 

@@ -60,9 +60,12 @@ def test_typescript_sdk_rejects_the_documents_form(tmp_path: Path) -> None:
     """The drift the spec README describes is real: `id` instead of `planId` fails the
     published schema, so the documents form goes only to clients that asked for it."""
     report = run_ts_client(sample_project(tmp_path), tmp_path / "data", {"planCapabilities": {}})
-    plans = [p for p in report["onWire"] if p["update"]["sessionUpdate"].startswith("plan")]
+    wire, validated = report["onWire"], report["validated"]
+    assert isinstance(wire, list)
+    assert isinstance(validated, list)
+    plans = [p for p in wire if p["update"]["sessionUpdate"].startswith("plan")]
     assert plans
-    assert not any(p in report["validated"] for p in plans)
+    assert not any(p in validated for p in plans)
 
 
 def readme_acpx_command() -> list[str]:

@@ -272,7 +272,7 @@ async def test_recorded_traffic(path: Path) -> None:
     assert r.ids, "the recording has no tool call"
     assert [result[RESULT_ID[api]] for result in results] == r.ids
     outputs = [result.get("content", result.get("output")) for result in results]
-    assert all(o.startswith('Created plan "rec-') for o in outputs), outputs
+    assert all(o is not None and o.startswith('Created plan "rec-') for o in outputs), outputs
     assert list(session.plans) == [f"rec-{n}" for n in range(len(r.ids))]
     shown = {
         k: v.model_dump(mode="json", by_alias=True, exclude_none=True)

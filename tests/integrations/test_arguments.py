@@ -28,7 +28,13 @@ from dialect_calls import invalid, valid, variant
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    HumanMessage,
+    ToolMessage,
+)
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, MessagesState, StateGraph
@@ -132,7 +138,7 @@ def plan_call(draw: st.DrawFn, dialect: str) -> tuple[str, dict[str, Any]]:
         base = sent.arguments if isinstance(sent.arguments, dict) else {}
     base = json.loads(json.dumps(base))  # as the wire carries it, and a copy to change
     inner = _dicts(base)[1:]
-    if inner and draw(st.booleans()):  # in a step, a change, a todo: the same keys, deeper
+    if bool(inner) and draw(st.booleans()):  # in a step, a change, a todo: the same keys, deeper
         draw(st.sampled_from(inner)).update(draw(_hostile_keys))
     extra = draw(_hostile_keys)
     mixed = {**base, **extra} if draw(st.booleans()) else {**extra, **base}
@@ -187,10 +193,10 @@ class _StreamingChatModel(BaseChatModel):
         self, messages: list[BaseMessage], *_: Any, run_manager: Any = None, **__: Any
     ) -> Iterator[ChatGenerationChunk]:
         head = {"id": "call_1", "name": self.name_, "args": "", "index": 0}
-        pieces = [AIMessageChunk("", tool_call_chunks=[head])]
+        pieces = [AIMessageChunk(content="", tool_call_chunks=[head])]
         for start in range(0, len(self.args), 7):
             part = {"args": self.args[start : start + 7], "index": 0}
-            pieces.append(AIMessageChunk("", tool_call_chunks=[part]))
+            pieces.append(AIMessageChunk(content="", tool_call_chunks=[part]))
         for piece in pieces:
             chunk = ChatGenerationChunk(message=piece)
             if run_manager is not None:
@@ -214,7 +220,7 @@ async def by_langgraph_streamed(
     builder.add_edge("model", "tools")
     builder.add_edge("tools", END)
     config: RunnableConfig = {"callbacks": [langchain.PlanPreviews(session)]}
-    state = await builder.compile().ainvoke({"messages": [("user", "plan")]}, config)
+    state = await builder.compile().ainvoke({"messages": [HumanMessage(content="plan")]}, config)
     [answer] = [m for m in state["messages"] if isinstance(m, ToolMessage)]
     assert isinstance(answer.content, str)
     return Said(answer.status == "success", answer.content)
@@ -227,7 +233,7 @@ async def by_claude_agent_sdk_streamed(
     previews = claude_agent_sdk.PlanPreviews(session)
     text = json.dumps(arguments)
     block = {"type": "tool_use", "id": "toolu_1", "name": f"mcp__plans__{tool}", "input": {}}
-    events = [{"type": "message_start"}]
+    events: list[dict[str, Any]] = [{"type": "message_start"}]
     events.append({"type": "content_block_start", "index": 0, "content_block": block})
     for start in range(0, len(text), 7):
         delta = {"type": "input_json_delta", "partial_json": text[start : start + 7]}
@@ -457,7 +463,7 @@ async def test_langchain_arguments_with_an_id_do_not_finish_another_calls_stream
     session = new_session(OURS)
     previews = langchain.PlanPreviews(session)
     piece = {"id": "call_1", "name": "create_plan", "args": '{"type": "items"', "index": 0}
-    chunk = ChatGenerationChunk(message=AIMessageChunk("", tool_call_chunks=[piece]))
+    chunk = ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=[piece]))
     await previews.on_llm_new_token("", chunk=chunk, run_id=uuid.uuid4())
     assert session.is_streaming("call_1")
     arguments = {"id": "call_1", "args": {}, **SETUP}

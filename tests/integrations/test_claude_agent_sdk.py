@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import todo_write
@@ -19,7 +19,7 @@ from claude_agent_sdk import ResultMessage, StreamEvent, ToolResultBlock, UserMe
 from client_view import ClientView, expected
 from integration_pipe import run_example
 from mcp import Client
-from mcp.types import CallToolResult
+from mcp.types import CallToolResult, RequestParamsMeta
 from plan_kinds import items_plan
 from wire_payloads import chunks
 
@@ -62,7 +62,9 @@ def text(result: CallToolResult) -> str:
 
 
 async def call(client: Client, name: str, args: dict[str, Any], use_id: str) -> CallToolResult:
-    return await client.call_tool(name, args, meta={"claudecode/toolUseId": use_id})
+    # RequestParamsMeta is an open map (extra_items=Any), which mypy does not read yet.
+    meta = cast("RequestParamsMeta", {"claudecode/toolUseId": use_id})
+    return await client.call_tool(name, args, meta=meta)
 
 
 def event(payload: dict[str, Any]) -> StreamEvent:

@@ -25,6 +25,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from integration_pipe import PipeClient, run_example
+from plan_kinds import items_plan
 from wire_payloads import message_stream
 
 from llm_plans import ConfigurationError, Limits, MarkdownPlan, PlanSession
@@ -287,10 +288,11 @@ async def test_tasks_mirror_with_claude_codes_own_ids(
     ):
         assert await fire(hooks, data) == [{}]  # never blocks or edits a call
     assert tasks_of(session, "main") == {i: (t.subject, t.status) for i, t in code.tasks.items()}
-    [first, second] = session.plans["main"].entries  # type: ignore[union-attr]
+    [first, second] = items_plan(session.plans["main"]).entries
     assert first.meta == {
         "llm_plans": {"taskId": "7", "description": "Run the failing test", "owner": "main"}
     }
+    assert second.meta is not None
     assert second.meta["llm_plans"]["description"] == "Fix the parser"  # as Claude Code saved it
     shown_to_client(session, send)
 
@@ -377,7 +379,9 @@ async def test_task_list_resyncs_the_mirror(session: PlanSession, send: Recordin
         "3": ("Three", "pending"),
         "4": ("Four", "in_progress"),
     }
-    owner = session.plans["main"].entries[1].meta["llm_plans"]["owner"]  # type: ignore[union-attr]
+    meta = items_plan(session.plans["main"]).entries[1].meta
+    assert meta is not None
+    owner = meta["llm_plans"]["owner"]
     assert owner == "researcher"
     shown_to_client(session, send)
     # A list that matches the mirror sends nothing.
@@ -427,7 +431,9 @@ async def test_task_get_resyncs_its_task(session: PlanSession) -> None:
     code.create("Three", "Unseen until now")
     await fire(hooks, code.get("3"))
     assert tasks_of(session, "main") == {"1": ("One", "in_progress"), "3": ("Three", "pending")}
-    description = session.plans["main"].entries[1].meta["llm_plans"]["description"]  # type: ignore[union-attr]
+    meta = items_plan(session.plans["main"]).entries[1].meta
+    assert meta is not None
+    description = meta["llm_plans"]["description"]
     assert description == "Unseen until now"
 
 
@@ -1077,7 +1083,8 @@ async def test_another_sessions_subagent_ids_fit_a_plan_id(
 
 # ---- every sequence -------------------------------------------------------------------------
 
-AGENTS = [None, "a1", "a2"]
+SUBAGENTS = ["a1", "a2"]
+AGENTS: list[str | None] = [None, *SUBAGENTS]
 
 
 class MirrorMachine(RuleBasedStateMachine):
@@ -1135,7 +1142,7 @@ class MirrorMachine(RuleBasedStateMachine):
     def listing(self, agent: str | None) -> None:
         self.run(self.code.list(agent))
         if agent is None:
-            held = {i for a in AGENTS[1:] for i in self.held(a)}
+            held = {i for a in SUBAGENTS for i in self.held(a)}
             assert tasks_of(self.session, "main") == {
                 i: (t.subject, t.status) for i, t in self.code.tasks.items() if i not in held
             }
@@ -1150,7 +1157,7 @@ class MirrorMachine(RuleBasedStateMachine):
     def get(self, agent: str | None, number: int) -> None:
         self.run(self.code.get(str(number), agent))
 
-    @rule(agent=st.sampled_from(AGENTS[1:]))
+    @rule(agent=st.sampled_from(SUBAGENTS))
     def stop(self, agent: str) -> None:
         self.run(stopped(agent))
         assert self.held(agent) == {}
@@ -1163,7 +1170,7 @@ class MirrorMachine(RuleBasedStateMachine):
 
     @invariant()
     def subagents_hold_only_their_own_tasks(self) -> None:
-        for agent in AGENTS[1:]:
+        for agent in SUBAGENTS:
             assert set(self.held(agent)) <= self.created[agent]
         for plan_id, plan in self.session.plans.items():
             if plan_id != "main" and plan.type == "items":
@@ -1309,7 +1316,7 @@ async def test_the_bundled_claude_code_with_tasks_a_subagent_and_a_plan(
     }
     with serving(api) as base_url:
         env["ANTHROPIC_BASE_URL"] = base_url
-        client, stop = await run_example("claude_hooks_agent", caps, env=env, client=client)
+        _, stop = await run_example("claude_hooks_agent", caps, env=env, client=client)
     assert stop == "end_turn"
     assert api.plan_file is not None, "Claude Code did not name its plan file"
     # What Claude Code really offers in an SDK session: its task tools, not TodoWrite (to a

@@ -12,7 +12,13 @@ import todo_write
 from client_view import ClientView, expected
 from integration_pipe import run_example
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    HumanMessage,
+    ToolMessage,
+)
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
@@ -77,13 +83,13 @@ class ScriptedChatModel(BaseChatModel):
         turn = self._turn(messages)
         pieces: list[AIMessageChunk] = []
         if isinstance(turn, str):
-            pieces.append(AIMessageChunk(turn))
+            pieces.append(AIMessageChunk(content=turn))
         for index, (cid, name, args) in enumerate([] if isinstance(turn, str) else turn):
             head = {"id": cid, "name": name, "args": "", "index": index}
-            pieces.append(AIMessageChunk("", tool_call_chunks=[head]))
+            pieces.append(AIMessageChunk(content="", tool_call_chunks=[head]))
             for start in range(0, len(args), 7):
                 part = {"args": args[start : start + 7], "index": index}
-                pieces.append(AIMessageChunk("", tool_call_chunks=[part]))
+                pieces.append(AIMessageChunk(content="", tool_call_chunks=[part]))
         for piece in pieces:
             chunk = ChatGenerationChunk(message=piece)
             if run_manager is not None:
@@ -322,7 +328,7 @@ async def test_arguments_edited_within_the_run_apply_in_place_of_the_streamed_on
     builder.add_edge("review", "tools")
     builder.add_edge("tools", "model")
     config: Any = {"callbacks": [PlanPreviews(session)]}
-    final = await builder.compile().ainvoke({"messages": [("user", "fix it")]}, config)
+    final = await builder.compile().ainvoke({"messages": [HumanMessage(content="fix it")]}, config)
     assert [m.status for m in tool_messages(final)] == ["success"]
     previewed = [len(u["plan"]["entries"]) for u in send.updates]
     assert previewed[:3] == [1, 2, 3]  # CREATE streamed, step by step

@@ -457,7 +457,7 @@ def fragments(draw: st.DrawFn, text: str | bytes, most: int = 6) -> list[Any]:
     if awkward:
         position = position | st.sampled_from(awkward)
     cuts = draw(st.lists(position, max_size=most - 1, unique=True))
-    if cuts and draw(st.booleans()):
+    if bool(cuts) and draw(st.booleans()):  # (bool: mypy types the draw by the list's type)
         # A 1-character fragment next to a cut.
         near = cuts[0] + 1
         if near < size:

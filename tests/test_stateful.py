@@ -280,7 +280,8 @@ class PlanMachine(RuleBasedStateMachine):
             )
             plan_id, plan_after = known
             if plan_id is None:
-                assert GENERATED.fullmatch(result.plan_id or ""), result.plan_id
+                assert result.plan_id is not None
+                assert GENERATED.fullmatch(result.plan_id), result.plan_id
                 assert result.plan_id not in before_model, "a generated id is a fresh id"
                 assert result.plan_id not in self.generated, "a generated id is never reused"
                 self.generated.add(result.plan_id)

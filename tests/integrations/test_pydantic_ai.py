@@ -109,6 +109,7 @@ async def test_create_update_remove_then_answer(session: PlanSession, send: Reco
     assert send.updates[2] == {"sessionUpdate": "plan_removed", "planId": "plan-1"}
     parts = returns(result.all_messages())
     assert [p.outcome for p in parts] == ["success"] * 3
+    assert isinstance(parts[0].content, str)
     assert parts[0].content.startswith('Created plan "plan-1"')
 
 

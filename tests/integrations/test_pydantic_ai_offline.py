@@ -132,7 +132,7 @@ async def test_function_model_without_a_stream_function_creates_the_plan(
     caps = [plans.previews()] if previews else []
     model: Model = FunctionModel(creates_then_answers)
     if fallback:  # a run streams only if every model it may fall back to can
-        model = FallbackModel(model, FunctionModel(creates_then_answers, stream_function=None))
+        model = FallbackModel(model, FunctionModel(creates_then_answers))  # no stream_function
     if overridden:  # pydantic-ai's way to test an agent: the run's model is the one judged
         agent = Agent(TestModel(), toolsets=[plans], capabilities=caps)
         with agent.override(model=model):
@@ -142,6 +142,7 @@ async def test_function_model_without_a_stream_function_creates_the_plan(
     assert result.output == "Planned."
     (plan_result,) = calls_and_results(result.all_messages())[1]
     assert plan_result.outcome == "success"
+    assert isinstance(plan_result.content, str)
     assert plan_result.content.startswith('Created plan "plan-1"')
     assert [(e.content, e.status) for e in items_plan(session.plans["plan-1"]).entries] == [
         ("Reproduce", "in_progress"),
@@ -247,7 +248,7 @@ def near(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
 def _fitting(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
     if "enum" in schema:
         return st.sampled_from(schema["enum"])
-    types = schema.get("type")
+    types = schema["type"]  # every schema here says its type
     kinds = types if isinstance(types, list) else [types]
     return st.one_of([_of_type(schema, kind) for kind in kinds])
 

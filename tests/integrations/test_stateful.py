@@ -36,7 +36,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from langchain_core.callbacks import AsyncCallbackManager
 from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, LLMResult
-from mcp.types import CallToolRequestParams
+from mcp.types import CallToolRequestParams, CallToolResult
 from openai.types.responses import (
     ResponseCreatedEvent,
     ResponseFunctionCallArgumentsDeltaEvent,
@@ -330,7 +330,9 @@ class ClaudeAgentSDK(Adapter):
     def __init__(self, session: PlanSession) -> None:
         super().__init__(session)
         server = claude_agent_sdk.plan_server(session)["instance"]
-        self.call_tool = server.get_request_handler("tools/call").handler
+        tools_call = server.get_request_handler("tools/call")
+        assert tools_call is not None
+        self.call_tool = tools_call.handler
         # One consumer for every query, as one `ClaudeSDKClient` loop would be.
         self.previews = claude_agent_sdk.PlanPreviews(session)
 
@@ -366,8 +368,11 @@ class ClaudeAgentSDK(Adapter):
                 "_meta": {"claudecode/toolUseId": call.call_id},
             }
         )
-        result = await self.call_tool(None, params)
+        # The plan server's tools/call handler never reads its request context.
+        result = await self.call_tool(None, params)  # type: ignore[arg-type]
+        assert isinstance(result, CallToolResult)
         [block] = result.content
+        assert block.type == "text"
         return not result.is_error, str(block.text)
 
     async def deny(self, run: RunModel, call: Call) -> None:

@@ -74,7 +74,7 @@ async def test_a_long_stream_of_closing_brackets_is_parsed_at_most_once(
         session = PlanSession(RecordingSend(), session_id="s", client_capabilities={"plan": {}})
         async with OpenAIChatStream(session) as stream:
             for part in parts:
-                delta = {"index": 0, "id": "", "function": {"name": "create_plan"}}
+                delta: dict[str, Any] = {"index": 0, "id": "", "function": {"name": "create_plan"}}
                 delta["function"]["arguments"] = part
                 await stream.on_event(chat_chunk({"tool_calls": [delta]}))
             await stream.on_event(chat_chunk({}, "tool_calls"))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from types import MappingProxyType, SimpleNamespace
-from typing import Any
+from typing import Any, Literal
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -21,14 +21,16 @@ def models(draw: st.DrawFn) -> tuple[type[BaseModel], dict[str, Any]]:
     """A pydantic class declaring some names of the pool, and the keys to build one from."""
     declared = draw(st.sets(st.sampled_from(POOL)))
     aliased = draw(st.sets(st.sampled_from(POOL)))  # an SDK may name a field apart on the wire
-    extra = draw(st.sampled_from(["allow", "ignore"]))
+    extras: list[Literal["allow", "ignore"]] = ["allow", "ignore"]
+    extra = draw(st.sampled_from(extras))
     fields: dict[str, Any] = {  # required: may be left unset
         name: (Any, Field(alias=name.upper()) if name in aliased else ...) for name in declared
     }
-    kind = create_model("Drawn", __config__=ConfigDict(extra=extra), **fields)
+    drawn = create_model("Drawn", __config__=ConfigDict(extra=extra), **fields)
+    kind: type[BaseModel] = drawn
     if draw(st.booleans()):  # a subclass answering one undeclared name itself
 
-        class Sub(kind):  # type: ignore[valid-type,misc]
+        class Sub(drawn):
             @property
             def label(self) -> str:
                 return "sub"

@@ -398,7 +398,10 @@ async def test_a_configured_prefix_streamed_and_not() -> None:
     session = PlanSession(
         send, session_id="s", client_capabilities={"plan": {}}, tool_prefixes=("", "plans.")
     )
-    call = {"id": "c1", "function": {"name": "plans.create_plan", "arguments": CREATE}}
+    call: dict[str, Any] = {
+        "id": "c1",
+        "function": {"name": "plans.create_plan", "arguments": CREATE},
+    }
     assert (await session.handle(call) or {})["tool_call_id"] == "c1"
     assert (
         await session.handle({**call, "function": {**call["function"], "name": "x.create_plan"}})

@@ -103,7 +103,7 @@ def run(
                 outcomes.append(repr(error))
         results = await adapter.finish()
         dropped = await adapter.abort()
-        seen = (outcomes, results, dropped, adapter.truncated)
+        seen: tuple[Any, ...] = (outcomes, results, dropped, adapter.truncated)
         if isinstance(adapter, OpenAIChatStream):
             seen += (adapter.results_for(0), adapter.results_for(1))
         return session.log, seen

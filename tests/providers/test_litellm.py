@@ -59,7 +59,7 @@ def model_response(calls: list[tuple[str, str, str]]) -> dict[str, Any]:
 
 
 def stream_chunk(tool_calls: list[dict[str, Any]] | None, reason: str | None) -> dict[str, Any]:
-    delta = {"provider_specific_fields": None, "refusal": None, "content": None}
+    delta: dict[str, Any] = {"provider_specific_fields": None, "refusal": None, "content": None}
     delta |= {"role": "assistant", "function_call": None, "tool_calls": tool_calls}
     return {
         "id": "chatcmpl-7f3c",

@@ -4,12 +4,18 @@ the id the server sent, and the client ends where the session is."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from llm_plans.providers import AnthropicStream, OpenAIChatStream, OpenAIResponsesStream
+from llm_plans.providers import (
+    AnthropicStream,
+    OpenAIChatStream,
+    OpenAIResponsesStream,
+    StreamAdapter,
+)
 from llm_plans.testing import (
     anthropic_events,
     chat_chunk,
@@ -96,13 +102,13 @@ async def test_responses_streams_with_any_of_the_events_that_carry_arguments(
     calls = [(f"call_{n}", "create_plan", json.dumps(plan(n))) for n in range(len(kept))]
     events = []
     for event in responses_events(calls, size=16):
-        kind, index = event["type"], event.get("output_index")
+        kind = event["type"]
         carries = {
             "response.function_call_arguments.delta": "delta",
             "response.function_call_arguments.done": "arguments.done",
             "response.output_item.done": "output_item.done",
         }.get(kind)
-        if carries is not None and carries not in kept[index]:
+        if carries is not None and carries not in kept[event["output_index"]]:
             continue
         if not item_ids:  # servers that leave item ids out: the output index tells items apart
             event.pop("item_id", None)
@@ -118,7 +124,7 @@ async def test_responses_streams_with_any_of_the_events_that_carry_arguments(
     assert_client_sees_session(send, session)
 
 
-STREAMS = {
+STREAMS: dict[str, tuple[type[StreamAdapter], Callable[..., list[dict[str, Any]]]]] = {
     "chat": (OpenAIChatStream, chat_chunks),
     "responses": (OpenAIResponsesStream, responses_events),
     "anthropic": (AnthropicStream, anthropic_events),

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from plan_kinds import file_plan
 
 from llm_plans import Limits, PlanSession
 from llm_plans.testing import RecordingSend
@@ -93,7 +94,7 @@ async def test_paths_are_normalised_to_file_uris(tmp_path: Path) -> None:
     session = PlanSession(send, session_id="s", form="documents", workspace=tmp_path)
     await session.call("create_plan", {"type": "file", "uri": f"{tmp_path}/docs/../my plan.md"})
     assert send.updates[-1]["plan"]["uri"] == (tmp_path / "my plan.md").as_uri()
-    assert session.plans["plan-1"].uri == (tmp_path / "my plan.md").as_uri()
+    assert file_plan(session.plans["plan-1"]).uri == (tmp_path / "my plan.md").as_uri()
 
 
 async def test_paths_must_stay_inside_the_workspace(tmp_path: Path) -> None:

@@ -140,7 +140,7 @@ def test_plausible_plans(form: str, tool: str, value: dict[str, Any]) -> None:
 @EXAMPLES
 @given(forms, st.sampled_from(["type", "id", "entries", "content", "uri", "changes"]), json_values)
 def test_valid_plan_with_one_field_wrong(form: str, key: str, wrong: Any) -> None:
-    valid = {
+    valid: dict[str, Any] = {
         "type": "items",
         "id": "fresh",
         "entries": [{"content": "a"}],

@@ -110,7 +110,8 @@ async def test_several_plans_at_once_by_id(send: RecordingSend) -> None:
 async def test_update_can_switch_kind_or_infer_it(session: PlanSession) -> None:
     await session.call("create_plan", ITEMS)
     assert (await session.call("update_plan", {"id": "plan-1", "content": "# Now prose"})).ok
-    assert session.plans["plan-1"].type == "markdown"
+    before = session.plans["plan-1"]  # (named: mypy would keep its narrowing past the call)
+    assert before.type == "markdown"
     switched = await session.call(
         "update_plan", {"id": "plan-1", "type": "file", "uri": "file:///tmp/p.md"}
     )
@@ -363,7 +364,8 @@ async def test_a_send_that_returns_no_awaitable_fails_clearly_once() -> None:
         inspect.markcoroutinefunction(lying)
     else:
         lying._is_coroutine = asyncio.coroutines._is_coroutine  # type: ignore[attr-defined]
-    session = PlanSession(lying, session_id="s", client_capabilities={"plan": {}})
+    # A send of the wrong type, on purpose: the check at the first send is what this tests.
+    session = PlanSession(lying, session_id="s", client_capabilities={"plan": {}})  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="returned NoneType, not an awaitable"):
         await session.call("create_plan", ITEMS)
     assert len(sent) == 1  # it ran once

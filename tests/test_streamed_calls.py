@@ -243,7 +243,7 @@ async def test_quick_previews_send_what_the_general_way_sends(
         "limits": Limits(max_entries=limit),
     }
     quick = CountingQuickPreviews(sends[0], **options)
-    sessions = quick, WithoutQuickPreviews(sends[1], **options)
+    sessions: tuple[PlanSession, PlanSession] = quick, WithoutQuickPreviews(sends[1], **options)
     args: dict[str, Any] = {"type": "items", "id": "p", "entries": steps}
     for session in sessions:
         assert (await session.call("create_plan", {"type": "items", "entries": ["Old"]})).ok

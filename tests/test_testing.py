@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from typing import Any
 
 import httpx2
 import pytest
@@ -81,7 +82,7 @@ async def test_broken_stream_fails_after_the_events_it_serves() -> None:
 
 def test_client_view_follows_updates_in_either_id_form() -> None:
     plan = {"type": "markdown", "content": "x"}
-    updates = [
+    updates: list[dict[str, Any]] = [
         {"sessionUpdate": "plan_update", "plan": {**plan, "planId": "a"}},
         {"sessionUpdate": "plan_update", "plan": {**plan, "id": "b"}},
         {"sessionUpdate": "plan_removed", "planId": "a"},
@@ -153,7 +154,7 @@ async def test_sdk_stream_gives_what_each_sdk_client_yields() -> None:
 
 
 def test_client_view_reads_the_stable_forms_and_the_draft() -> None:
-    updates = [
+    updates: list[dict[str, Any]] = [
         {
             "sessionUpdate": "plan_update",
             "plan": {"type": "markdown", "planId": "a", "content": "# A", "path": "/w/a.md"},

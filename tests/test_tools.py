@@ -4,6 +4,7 @@ their size, and that the argument models accept whatever the schemas let a model
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import dialect_calls
@@ -55,7 +56,7 @@ ANTHROPIC_MAX_UNIONS = 16
 ANTHROPIC_MAX_OPTIONAL = 24
 MAX_DEFINITION_BYTES = 3_000  # issue 13: every format's three tools, compact JSON
 
-FORMATS = {
+FORMATS: dict[str, Callable[[], list[Any]]] = {
     "openai_chat": tools.openai_chat,
     "openai_responses": tools.openai_responses,
     "anthropic": tools.anthropic,
@@ -144,7 +145,9 @@ def test_every_dialect_is_strict_valid_in_every_strict_format(dialect: str) -> N
         openai_strict(dict(listed["function"]["parameters"]))
     for each in responses:
         assert each["strict"] is True
-        openai_strict(dict(each["parameters"]))
+        parameters = each["parameters"]
+        assert parameters is not None
+        openai_strict(dict(parameters))
     for tool in tools.anthropic(strict=True, dialect=dialect):
         anthropic_strict(dict(tool))
     schemas = [t["input_schema"] for t in tools.anthropic(strict=True, dialect=dialect)]
@@ -735,7 +738,13 @@ def test_argument_models_accept_what_the_schema_allows(
 def test_the_update_plan_example_is_valid_in_strict_form() -> None:
     example = json.loads(tools.description("update_plan").split("e.g. `")[1].split("`")[0])
     changes = [{"priority": None, "content": None, **change} for change in example]
-    arguments = {"id": "plan-1", "type": None, "entries": None, "content": None, "uri": None}
+    arguments: dict[str, Any] = {
+        "id": "plan-1",
+        "type": None,
+        "entries": None,
+        "content": None,
+        "uri": None,
+    }
     arguments["changes"] = changes
     jsonschema.validate(arguments, tools.schema("update_plan", all_required=True))
 

@@ -60,7 +60,7 @@ def call(draw: st.DrawFn) -> tuple[PlanTool, str]:
     tool = TOOLS[name]
     # Half the calls are all valid entries (the preview's own way), half mixed.
     listed = draw(st.lists(entry() if draw(st.booleans()) else any_entry, max_size=8))
-    if tool == "TodoWrite":
+    if name == "TodoWrite":
         todos = [
             {"content": e.get("content", "x"), "status": e.get("status", "pending")}
             if isinstance(e, dict)
@@ -296,7 +296,8 @@ def test_the_usual_preview_is_the_last_one_grown() -> None:
 def test_a_usual_step_past_the_limit_is_not_grown_but_refused() -> None:
     rules = Rules(Limits(max_entries=2))
     steps = [{"content": f"Step {k}", "status": "pending", "priority": "low"} for k in range(3)]
-    scanner, built, book, plans = FinalPrefix(), Built(), Book(), []
+    scanner, built, book = FinalPrefix(), Built(), Book()
+    plans: list[Stored | Applied | Rejected | Read | None] = []
     for char in json.dumps({"type": "items", "id": "p", "entries": steps})[:-2]:
         if not scanner.feed(char):
             continue

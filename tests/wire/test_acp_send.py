@@ -94,7 +94,7 @@ async def test_without_a_raw_connection_v2_steps_are_refused_not_remodelled() ->
     assert conn.typed == []
 
 
-STABLE_MARKDOWN = {
+STABLE_MARKDOWN: dict[str, Any] = {
     "sessionId": "s",
     "update": {
         "sessionUpdate": "plan_update",

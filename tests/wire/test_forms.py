@@ -19,7 +19,7 @@ _META = st.dictionaries(_TEXT, st.one_of(st.integers(), _TEXT, st.none()), max_s
 
 @st.composite
 def _entry(draw: st.DrawFn) -> dict[str, Any]:
-    entry = {
+    entry: dict[str, Any] = {
         "content": draw(_TEXT),
         "priority": draw(st.sampled_from(PRIORITIES)),
         "status": draw(st.sampled_from(STATUSES)),

@@ -71,7 +71,7 @@ def oracle(form: str, entry: dict[str, Any]) -> dict[str, Any]:
 
 # ---- every plan kind, status and removal in the v2 forms ----------------------------------
 
-ALL_STATUSES = [
+ALL_STATUSES: list[dict[str, Any]] = [
     {"content": "Reproduce the bug", "priority": "high", "status": "completed"},
     {
         "content": "Run the tests",
@@ -365,7 +365,7 @@ async def test_a_cancelled_step_that_already_says_so_is_not_prefixed_twice() -> 
 @given(
     limit=st.integers(20, 60),
     content=st.text(
-        st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=60
+        st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=60
     ).filter(str.strip),
 )
 async def test_the_cancelled_prefix_counts_toward_the_entry_limit(

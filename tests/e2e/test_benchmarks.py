@@ -197,11 +197,11 @@ def test_the_docs_prose_agrees_with_the_results() -> None:
     # snapshot(): within the goal on its own, in a loop of calls and with other work between.
     own, in_all, between = (float(c.split("x")[0]) for c in by_key["snapshot"]["rows"][0][3:6])
     assert max(own, in_all, between) <= 0.1
-    # "Where the goals stand": about 1.95x at 10 entries; two changes on 20 steps, and calls
-    # of 100 and 400 entries, within their targets.
+    # "Where the goals stand": about 2.2x at 10 entries and 1.86x for two changes on 20
+    # steps, both over their 1.75x target; calls of 100 and 400 entries within 1.5x.
     ours = {row[0]: float(row[3].split("x")[0]) for row in by_key["per-call"]["rows"]}
-    assert 1.9 <= ours["10 entries replaced"] <= 2.1
-    assert ours["2 changes, 20 steps"] <= 1.75
+    assert 2.0 <= ours["10 entries replaced"] <= 2.4
+    assert 1.75 < ours["2 changes, 20 steps"] <= 2.0
     assert ours["100 entries replaced"] <= 1.5
     assert ours["400 entries replaced"] <= 1.5
     # Adapters within 2 µs a chunk.

@@ -119,7 +119,11 @@ def test_the_pages_agent_runs_from_the_wheel(
     for name, code in extras_check.page_files(DOCS / page).items():
         (project / name).write_text(code)
     out = subprocess.run(
-        [str(python), str(ROOT / "tests" / "support" / "docs_agent_client.py"), str(project / "agent.py")],
+        [
+            str(python),
+            str(ROOT / "tests" / "support" / "docs_agent_client.py"),
+            str(project / "agent.py"),
+        ],
         capture_output=True,
         text=True,
         env=clean_env(),  # no API key: the page's agent runs on its offline model

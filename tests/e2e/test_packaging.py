@@ -220,7 +220,13 @@ def test_extra_alone_in_a_fresh_virtualenv(
 
             env |= claude_code_env(base_url, tmp_path)
         out = subprocess.run(
-            [str(python), str(ROOT / "tests" / "support" / "extras_check.py"), extra, "--root", str(ROOT)],
+            [
+                str(python),
+                str(ROOT / "tests" / "support" / "extras_check.py"),
+                extra,
+                "--root",
+                str(ROOT),
+            ],
             capture_output=True,
             text=True,
             env=env,

@@ -35,12 +35,14 @@ TOP_LEVEL = {
 """The modules the top level may hold: the public ones, the session and its lock, and the
 small ones every layer shares."""
 
-FOLDERS = {"_core", "_streaming", "_wire", "_cli", "dialects", "providers", "integrations"}
+FOLDERS = {"_core", "_streaming", "_wire", "_cli", "_proxy", "dialects", "providers"}
+FOLDERS |= {"integrations"}
 FOLDERS |= {"testing", "prompts"}
 
 RULES: dict[str, tuple[str, ...]] = {
     # layer: what it may not import (a module, or every module under a package)
     "llm_plans._core": (
+        "llm_plans._proxy",
         "llm_plans._streaming",
         "llm_plans._wire",
         "llm_plans._session",
@@ -53,6 +55,7 @@ RULES: dict[str, tuple[str, ...]] = {
         "llm_plans.view",
     ),
     "llm_plans._wire": (
+        "llm_plans._proxy",
         "llm_plans._session",
         "llm_plans._streaming",
         "llm_plans.providers",
@@ -61,6 +64,7 @@ RULES: dict[str, tuple[str, ...]] = {
         "llm_plans._cli",
     ),
     "llm_plans._streaming": (
+        "llm_plans._proxy",
         "llm_plans._session",
         "llm_plans.providers",
         "llm_plans.integrations",
@@ -68,6 +72,7 @@ RULES: dict[str, tuple[str, ...]] = {
         "llm_plans._cli",
     ),
     "llm_plans.dialects": (
+        "llm_plans._proxy",
         "llm_plans._session",
         "llm_plans._streaming",
         "llm_plans._wire",
@@ -77,6 +82,7 @@ RULES: dict[str, tuple[str, ...]] = {
     ),
     # The providers reach the session only through their `Session` Protocol.
     "llm_plans.providers": (
+        "llm_plans._proxy",
         "llm_plans",  # the package itself imports the session
         "llm_plans._session",
         "llm_plans._streaming",
@@ -85,6 +91,15 @@ RULES: dict[str, tuple[str, ...]] = {
         "llm_plans.integrations",
         "llm_plans._cli",
     ),
+    # The proxy builds plans through the session, as any agent does; only the CLI starts it.
+    "llm_plans._proxy": (
+        "llm_plans.providers",
+        "llm_plans.integrations",
+        "llm_plans._streaming",
+        "llm_plans._cli",
+        "llm_plans.tools",
+    ),
+    "llm_plans._session": ("llm_plans._proxy", "llm_plans._cli", "llm_plans.integrations"),
 }
 
 

@@ -17,8 +17,16 @@ EPILOG = """\
 examples:
   llm-plans demo
   acpx --approve-all --agent "llm-plans agent --model gpt-4.1" exec "fix the failing test"
+  acpx --agent "llm-plans proxy -- opencode acp" "plan the refactor"
 
-`llm-plans agent --help` lists the agent's options, with Zed's settings."""
+`llm-plans agent --help` lists the agent's options, with Zed's settings; `llm-plans proxy
+--help` the proxy's."""
+
+PROXY_HELP = (
+    "put in front of an ACP agent (opencode, claude-agent-acp, codex-acp, Mistral Vibe): "
+    "relays everything and sends its plans in the client's best form; `llm-plans proxy -- "
+    "<agent command>`"
+)
 
 AGENT_HELP = (
     "serve the example coding agent to an ACP client (acpx, Zed, ...) over stdio, with your "
@@ -43,7 +51,7 @@ def parser() -> argparse.ArgumentParser:
     )
     result.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = result.add_subparsers(
-        title="commands", dest="command", required=True, metavar="{demo,agent}"
+        title="commands", dest="command", required=True, metavar="{demo,agent,proxy}"
     )
     demo = commands.add_parser(
         "demo",
@@ -72,6 +80,7 @@ def parser() -> argparse.ArgumentParser:
     )
     # Only listed here: `llm-plans agent ...` goes to the agent's own parser (see main).
     commands.add_parser("agent", help=AGENT_HELP, add_help=False)
+    commands.add_parser("proxy", help=PROXY_HELP, add_help=False)
     return result
 
 
@@ -83,6 +92,10 @@ def main(argv: list[str] | None = None) -> int:
         from . import agent
 
         return agent.run(argv[1:])
+    if argv[:1] == ["proxy"]:
+        from . import proxy
+
+        return proxy.run(argv[1:])
     args = parser().parse_args(argv)
     try:
         from . import demo

@@ -150,11 +150,19 @@ async def _agent_to_client(
     while chunk := await agent.stdout.read(CHUNK):
         for piece in lines.feed(chunk):
             if piece.whole:
+                emitted = 0
+
+                def emit(data: bytes) -> None:
+                    nonlocal emitted
+                    emitted += 1
+                    out.emit(data)
+
                 try:
-                    await rewriter.from_agent(piece.data, out.emit)
-                except Exception:  # a bug of ours: the line still goes through as it came
+                    await rewriter.from_agent(piece.data, emit)
+                except Exception:  # a bug of ours: the line still goes through, once
                     _logger.exception("llm-plans proxy: relaying a line unchanged after an error")
-                    out.emit(piece.data)
+                    if not emitted:
+                        out.emit(piece.data)
             else:
                 out.emit(piece.data)
         await out.room()

@@ -2,7 +2,8 @@
 
 Written from the peers' own argument shapes (/work/shared/reference/peer_plan_tools.md:
 Claude Code's TodoWrite and Task* tools, Codex's update_plan, LangChain's and Gemini CLI's
-write_todos, Cursor's todo_write), not from our definitions, so a test driven by them checks
+write_todos, Cursor's todo_write; opencode 1.18.33's todowrite, as its own package defines
+it), not from our definitions, so a test driven by them checks
 that the session takes what the models really send. Each call is a `Sent`, tagged with what
 the session may do with it:
 
@@ -37,8 +38,10 @@ CLAUDE_STATUSES = ("pending", "in_progress", "completed")
 TASK_STATUSES = (*CLAUDE_STATUSES, "deleted")
 CURSOR_STATUSES = (*CLAUDE_STATUSES, "cancelled")
 GEMINI_STATUSES = (*CURSOR_STATUSES, "blocked")
+PRIORITIES = ("high", "medium", "low")
 # Status spellings models slip into; a session may repair them or reject them.
 SLIPS = ("In Progress", "DONE", "in-progress", "Completed", "todo")
+PRIORITY_SLIPS = ("High", "LOW", "med", "Normal")
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,7 @@ LISTERS = {
     "codex": Lister("update_plan", "plan", "step"),
     "write_todos": Lister("write_todos", "todos", "content"),
     "cursor": Lister("todo_write", "todos", "content"),
+    "opencode": Lister("todowrite", "todos", "content"),
 }
 TASKS = "claude_tasks"
 ID_KEY = {TASKS: "taskId", "cursor": "id"}
@@ -170,6 +174,15 @@ def _cursor(draw: st.DrawFn, ids: tuple[str, ...]) -> dict[str, Any]:
     return dict(draw(st.permutations([("merge", merge), ("todos", todos)])))
 
 
+_opencode_todo = st.fixed_dictionaries(
+    {
+        "content": step_text,
+        "status": st.sampled_from(CURSOR_STATUSES),
+        "priority": st.sampled_from(PRIORITIES),
+    }
+)
+
+
 @st.composite
 def _task_create(draw: st.DrawFn) -> dict[str, Any]:
     out = {"subject": draw(step_text), "description": draw(step_text)}
@@ -226,6 +239,8 @@ def valid(dialect: str, ids: tuple[str, ...] = ()) -> st.SearchStrategy[Sent]:
         )
     elif dialect == "write_todos":
         args = st.fixed_dictionaries({"todos": _items(_langchain_todo)})
+    elif dialect == "opencode":
+        args = st.fixed_dictionaries({"todos": _items(_opencode_todo)})
     else:
         args = _cursor(ids)
     return args.map(lambda a: Sent(tool, a, "valid"))
@@ -236,12 +251,14 @@ def valid(dialect: str, ids: tuple[str, ...] = ()) -> st.SearchStrategy[Sent]:
 
 @st.composite
 def _slipped(draw: st.DrawFn, args: dict[str, Any], field: str) -> Any:
-    """`args` with a status spelled loosely, or the list sent as a JSON string."""
+    """`args` with a status (or priority) spelled loosely, or the list sent as a JSON string."""
     out = dict(args)
     items = [dict(i) for i in out.get(field) or []]
     for item in items:
         if "status" in item and draw(st.integers(0, 2)) == 0:
             item["status"] = draw(st.sampled_from(SLIPS))
+        if "priority" in item and draw(st.integers(0, 2)) == 0:
+            item["priority"] = draw(st.sampled_from(PRIORITY_SLIPS))
     out[field] = items
     if draw(st.booleans()):
         out[field] = json.dumps(items)
@@ -277,6 +294,16 @@ def variant(dialect: str, ids: tuple[str, ...] = ()) -> st.SearchStrategy[Sent]:
         shapes = st.fixed_dictionaries({"todos": _items(_gemini_todo)})  # Gemini CLI's
     elif dialect == "codex":
         shapes = st.fixed_dictionaries({"plan": _items(_codex_step)})
+    elif dialect == "opencode":
+        # opencode before 1.0 sent an id per todo; a todo may leave its priority out.
+        old = st.fixed_dictionaries(
+            {"content": step_text, "status": st.sampled_from(CURSOR_STATUSES)},
+            optional={
+                "priority": st.sampled_from(PRIORITIES),
+                "id": st.sampled_from(["1", "2", "a"]),
+            },
+        )
+        shapes = st.fixed_dictionaries({"todos": _items(old)})
     else:
         shapes = _cursor(ids)
     return shapes.flatmap(lambda a: _slipped(a, lister.field)).map(
@@ -295,6 +322,8 @@ def _item(dialect: str, text: str, number: int = 0) -> dict[str, Any]:
         item["activeForm"] = "Doing it"
     if dialect == "cursor":
         item["id"] = f"t{number}"
+    if dialect == "opencode":
+        item["priority"] = "medium"
     return item
 
 
@@ -353,6 +382,8 @@ def _invalid_list(draw: st.DrawFn, dialect: str) -> Sent:
             (field,),
         ),
     ]
+    if dialect == "opencode":
+        cases.append(lambda: bad(with_("priority", "urgent"), f"{path}.priority"))
     if dialect == "write_todos":
         # Gemini CLI's shape names its text `description`: so must a problem with it.
         long_description = {"description": "z" * LONG, "status": "blocked"}

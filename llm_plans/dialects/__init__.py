@@ -2,10 +2,10 @@
 
 `PlanSession(dialects=...)` and `tools.*(dialect=...)` take a dialect by name: `"llm_plans"`
 (ours: `create_plan`, `update_plan`, `remove_plan`), `"claude_todos"`, `"claude_tasks"`,
-`"codex"`, `"write_todos"`, `"cursor"`, `"opencode"`. Each module holds one dialect: its
-argument models, how its calls change the plans, and the results the model reads. A module
-is imported when a session or a tool definition first names its dialect (or when it is named
-here, as `llm_plans.dialects.codex`), not with this package.
+`"codex"`, `"write_todos"`, `"cursor"`, `"opencode"`, `"vibe"`. Each module holds one
+dialect: its argument models, how its calls change the plans, and the results the model
+reads. A module is imported when a session or a tool definition first names its dialect (or
+when it is named here, as `llm_plans.dialects.codex`), not with this package.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ __all__ = [
     "cursor",
     "llm_plans",
     "opencode",
+    "vibe",
     "write_todos",
 ]
 
@@ -36,6 +37,7 @@ _NAMES: tuple[str, ...] = (
     "write_todos",
     "cursor",
     "opencode",
+    "vibe",
 )
 """The names `PlanSession(dialects=...)` and `tools.*(dialect=...)` take, ours first; each
 is the name of its module here."""

@@ -490,6 +490,7 @@ def test_hostile_calls_are_answered_and_change_nothing(args: Any) -> None:
     asyncio.run(run())
 
 
-def test_the_session_takes_it_beside_ours() -> None:
-    plans = PlanSession(RecordingSend(), session_id="s", dialects=["llm_plans", "opencode"])
-    assert plans.tool_names == ("create_plan", "update_plan", "remove_plan", "todowrite")
+def test_the_session_takes_it_beside_ours_and_vibes() -> None:
+    """The ACP proxy's session: ours for plans by id, opencode's and Vibe's lists."""
+    plans = PlanSession(RecordingSend(), session_id="s", dialects=["llm_plans", "opencode", "vibe"])
+    assert plans.tool_names == ("create_plan", "update_plan", "remove_plan", "todowrite", "todo")

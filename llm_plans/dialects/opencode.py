@@ -4,16 +4,17 @@ What opencode 1.18.33 defines (read in its npm binary `opencode-linux-x64@1.18.3
 `bin/opencode`, whose JavaScript is embedded as text: the `SessionTodo` struct and the
 `todowrite` tool; the same shape as `packages/opencode/src/tool/todo.ts` of
 anomalyco/opencode): `{"todos": [{"content", "status", "priority"}]}`, all three required
-strings, the list sent replacing the session's. `status` is described as pending,
-in_progress, completed or cancelled and `priority` as high, medium or low, but both are
-typed as plain strings; there are no ids (opencode before 1.0 sent an `id` per todo).
+strings, the list sent replacing the session's; opencode answers with the todos as JSON.
+`status` is described as pending, in_progress, completed or cancelled and `priority` as
+high, medium or low, but both are typed as plain strings. There are no ids (early opencode
+versions required an `id` per todo, as forks of it still show in that same file).
 
 Each todo's priority becomes its ACP entry's priority, the one the call sent: the model
 restates it every call, so it wins over the priority the entry had. A todo that leaves the
 priority out (or sends null) gets medium. `blocked` is taken as other dialects take it
 (pending, the word kept under `_meta["llm_plans"]`), since opencode's plain string lets a
 model write it; the usual status and priority spellings ("done", "High", "med") are
-repaired; any other word is rejected with the accepted values. An `id`, as older opencode
+repaired; any other word is rejected with the accepted values. An `id`, as early opencode
 versions sent, is kept under `_meta["llm_plans"]["id"]`. Other fields are rejected, as in
 every dialect, although opencode itself ignores them.
 """
@@ -38,7 +39,7 @@ __all__ = ["OpencodeTodo", "TodowriteArgs"]
 
 _Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 _FORBID = ConfigDict(extra="forbid")
-# An older opencode's id, as the model wrote it: a number is its decimal text. A boolean is
+# An early opencode's id, as the model wrote it: a number is its decimal text. A boolean is
 # not a number here.
 _Id = Annotated[_Text, BeforeValidator(lambda value: str(value) if type(value) is int else value)]
 
@@ -77,7 +78,7 @@ class _TodoIn(TypedDict, total=False):
     # Ours, and blocked (pending to ACP, the word kept), which opencode's plain string allows.
     status: Required[Literal["pending", "in_progress", "completed", "cancelled", "blocked"]]
     priority: Priority | None  # left out or null: medium
-    id: _Id | None  # opencode before 1.0
+    id: _Id | None  # early opencode versions
 
 
 class _TodowriteIn(TypedDict):

@@ -117,7 +117,7 @@ def _run(call: Call) -> Applied | Read:
     todos: list[dict[str, Any]] | None = call.args.get("todos")
     if call.args["action"] == "read":
         entries = list(call.current.entries) if call.current is not None else []
-        return Read("todo", todos_read(entries, todos_sent=todos is not None))
+        return Read("todo", todos_read(entries, todos_sent=bool(todos)))
     if todos is None:
         if not call.rules.mirror:
             raise Rejection([Problem("todos", WRITE_WITHOUT_TODOS)])

@@ -398,7 +398,7 @@ async def test_cancelled_todos_keep_their_place_and_blocked_is_pending() -> None
 
 
 async def test_an_older_opencodes_id_is_kept() -> None:
-    """opencode before 1.0 sent an `id` per todo; a model trained on it may still."""
+    """Early opencode versions sent an `id` per todo; a model trained on them may still."""
     plans, _ = session("opencode")
     old = {"todos": [{**todo("Ship it", "pending", "high"), "id": 1}]}
     assert (await plans.call("todowrite", old)).ok

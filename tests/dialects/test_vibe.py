@@ -424,7 +424,8 @@ Retrieved 4 todos:
     others = {"todos": [{"content": "Wait for CI", "status": "blocked"}]}
     assert (await plans.call("write_todos", others)).ok
     sent = len(send.sent)
-    assert (await plans.call("todo", {"action": "read", "todos": []})).content == snapshot("""\
+    ignored = [{"id": "x", "content": "Not written"}]
+    assert (await plans.call("todo", {"action": "read", "todos": ignored})).content == snapshot("""\
 Retrieved 1 todo:
 {"content": "Wait for CI", "status": "blocked", "priority": "medium"}
 Todos without an id were written by another tool: give each one an id when you write the list.

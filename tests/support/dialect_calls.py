@@ -321,7 +321,7 @@ def variant(dialect: str, ids: tuple[str, ...] = ()) -> st.SearchStrategy[Sent]:
     elif dialect == "codex":
         shapes = st.fixed_dictionaries({"plan": _items(_codex_step)})
     elif dialect == "opencode":
-        # opencode before 1.0 sent an id per todo; a todo may leave its priority out.
+        # Early opencode versions sent an id per todo; a todo may leave its priority out.
         old = st.fixed_dictionaries(
             {"content": step_text, "status": st.sampled_from(CURSOR_STATUSES)},
             optional={

@@ -119,6 +119,25 @@ def _before_and_moves(dialect: str, n: int, moves: int) -> tuple[list[Call], lis
             "write_todos",
             {"todos": [{"content": _text(k), "status": v} for k, v in enumerate(s)]},
         ),
+        "opencode": lambda s: (
+            "todowrite",
+            {
+                "todos": [
+                    {"content": _text(k), "status": v, "priority": "medium"}
+                    for k, v in enumerate(s)
+                ]
+            },
+        ),
+        "vibe": lambda s: (
+            "todo",
+            {
+                "action": "write",
+                "todos": [
+                    {"id": str(k + 1), "content": _text(k), "status": v, "priority": "medium"}
+                    for k, v in enumerate(s)
+                ],
+            },
+        ),
     }
     if dialect not in whole:  # a dialect registered after this file: say so, do not guess
         raise NotImplementedError(f"no scripted calls for dialect {dialect!r}")

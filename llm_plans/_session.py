@@ -93,8 +93,9 @@ class PlanSession:
             names. The default admits the plain names and Claude Code's `mcp__plans__`.
         dialects: The dialect, or dialects, whose tools the session takes: `"llm_plans"`
             (ours, the default: `create_plan`, `update_plan`, `remove_plan`),
-            `"claude_todos"`, `"claude_tasks"`, `"codex"`, `"write_todos"`, `"cursor"`. Two
-            that define one tool name cannot be combined (ConfigurationError).
+            `"claude_todos"`, `"claude_tasks"`, `"codex"`, `"write_todos"`, `"cursor"`,
+            `"opencode"`, `"vibe"`. Two that define one tool name cannot be combined
+            (ConfigurationError).
         list_id: The id of the one items plan a list dialect's tools (`TodoWrite`, Codex's
             `update_plan`, ...) write, `"main"` by default; unused by ours.
 

@@ -77,7 +77,8 @@ def openai_chat(
         strict: Mark each tool `strict` (OpenAI's structured outputs): every property is
             listed in `required`, and the model's arguments always match the schema.
         dialect: The dialect whose tools these are: `"llm_plans"` (ours, the default),
-            `"claude_todos"`, `"claude_tasks"`, `"codex"`, `"write_todos"` or `"cursor"`.
+            `"claude_todos"`, `"claude_tasks"`, `"codex"`, `"write_todos"`, `"cursor"`,
+            `"opencode"` or `"vibe"`.
     """
     return [
         cast(
@@ -103,7 +104,8 @@ def openai_responses(strict: bool = True, *, dialect: str = OURS) -> list[Functi
         strict: Mark each tool `strict` (OpenAI's structured outputs): every property is
             listed in `required`, and the model's arguments always match the schema.
         dialect: The dialect whose tools these are: `"llm_plans"` (ours, the default),
-            `"claude_todos"`, `"claude_tasks"`, `"codex"`, `"write_todos"` or `"cursor"`.
+            `"claude_todos"`, `"claude_tasks"`, `"codex"`, `"write_todos"`, `"cursor"`,
+            `"opencode"` or `"vibe"`.
     """
     return [
         cast(
@@ -128,7 +130,8 @@ def anthropic(strict: bool = False, *, dialect: str = OURS) -> list[ToolParam]:
             schema keywords it refuses (numeric, length and size bounds, `pattern`), which
             the session checks anyway.
         dialect: The dialect whose tools these are: `"llm_plans"` (ours, the default),
-            `"claude_todos"`, `"claude_tasks"`, `"codex"`, `"write_todos"` or `"cursor"`.
+            `"claude_todos"`, `"claude_tasks"`, `"codex"`, `"write_todos"`, `"cursor"`,
+            `"opencode"` or `"vibe"`.
     """
     return [
         cast(
@@ -155,7 +158,8 @@ def description(name: str, *, dialect: str = OURS) -> str:
     Args:
         name: The tool's plain name, one of `dialect`'s (ConfigurationError otherwise).
         dialect: The dialect whose tools these are: `"llm_plans"` (ours, the default),
-            `"claude_todos"`, `"claude_tasks"`, `"codex"`, `"write_todos"` or `"cursor"`.
+            `"claude_todos"`, `"claude_tasks"`, `"codex"`, `"write_todos"`, `"cursor"`,
+            `"opencode"` or `"vibe"`.
     """
     return _tool(name, dialect).description
 
@@ -167,7 +171,8 @@ def system_prompt(*, dialect: str = OURS) -> str:
 
     Args:
         dialect: The dialect whose tools these are: `"llm_plans"` (ours, the default),
-            `"claude_todos"`, `"claude_tasks"`, `"codex"`, `"write_todos"` or `"cursor"`.
+            `"claude_todos"`, `"claude_tasks"`, `"codex"`, `"write_todos"`, `"cursor"`,
+            `"opencode"` or `"vibe"`.
     """
     _tools(dialect)  # an unknown dialect is a ConfigurationError, not a missing file
     return prompt(f"{dialect}/system")
@@ -194,7 +199,8 @@ def schema(
             format that refuses them. Titles, defaults, descriptions and `minLength` are
             always left out.
         dialect: The dialect whose tools these are: `"llm_plans"` (ours, the default),
-            `"claude_todos"`, `"claude_tasks"`, `"codex"`, `"write_todos"` or `"cursor"`.
+            `"claude_todos"`, `"claude_tasks"`, `"codex"`, `"write_todos"`, `"cursor"`,
+            `"opencode"` or `"vibe"`.
     """
     tool = _tool(name, dialect)  # checked first: the cache below takes hashable names only
     return copy.deepcopy(_schema(tool, all_required, frozenset(drop)))

@@ -148,10 +148,11 @@ def _repair_list(value: Any, *, as_entries: bool) -> Any:
     return [_repair_item(item, as_entry=as_entries) for item in value]
 
 
-def repair_list(value: Any, field: str, text: str = "content") -> Any:
+def repair_list(value: Any, field: str, text: str = "content", *, priorities: bool = False) -> Any:
     """Arguments of another dialect's list tool (`{"todos": [...]}`) with the mistakes
     `repair` undoes for ours undone: JSON sent as a string, a lone item without its list, a
-    bare string for an item (its `text` field), status words such as "done"."""
+    bare string for an item (its `text` field), status words such as "done"; with
+    `priorities` (a dialect whose items have one), priority words such as "High"."""
     value = _decode_string(value, lambda v: isinstance(v, dict))
     if not isinstance(value, dict) or field not in value:
         return value
@@ -165,10 +166,14 @@ def repair_list(value: Any, field: str, text: str = "content") -> Any:
         item = _decode_string(item, lambda v: isinstance(v, dict))
         if isinstance(item, str) and item.strip():
             item = {text: item}
-        elif isinstance(item, dict) and "status" in item:
-            # `blocked` too: dialects take it (as pending, keeping the word).
-            status = _enum(item["status"], (*STATUSES, "blocked"), _STATUS_SYNONYMS)
-            item = {**item, "status": status}
+        elif isinstance(item, dict):
+            if "status" in item:
+                # `blocked` too: dialects take it (as pending, keeping the word).
+                status = _enum(item["status"], (*STATUSES, "blocked"), _STATUS_SYNONYMS)
+                item = {**item, "status": status}
+            if priorities and "priority" in item:
+                priority = _enum(item["priority"], PRIORITIES, _PRIORITY_SYNONYMS)
+                item = {**item, "priority": priority}
         fixed.append(item)
     return {**value, field: fixed}
 

@@ -2,10 +2,10 @@
 
 `PlanSession(dialects=...)` and `tools.*(dialect=...)` take a dialect by name: `"llm_plans"`
 (ours: `create_plan`, `update_plan`, `remove_plan`), `"claude_todos"`, `"claude_tasks"`,
-`"codex"`, `"write_todos"`, `"cursor"`. Each module holds one dialect: its argument models,
-how its calls change the plans, and the results the model reads. A module is imported when
-a session or a tool definition first names its dialect (or when it is named here, as
-`llm_plans.dialects.codex`), not with this package.
+`"codex"`, `"write_todos"`, `"cursor"`, `"opencode"`, `"vibe"`. Each module holds one
+dialect: its argument models, how its calls change the plans, and the results the model
+reads. A module is imported when a session or a tool definition first names its dialect (or
+when it is named here, as `llm_plans.dialects.codex`), not with this package.
 """
 
 from __future__ import annotations
@@ -17,10 +17,28 @@ from types import ModuleType
 from .._core.tool import Dialect, PlanTool
 from .._errors import ConfigurationError
 
-__all__ = ["claude_tasks", "claude_todos", "codex", "cursor", "llm_plans", "write_todos"]
+__all__ = [
+    "claude_tasks",
+    "claude_todos",
+    "codex",
+    "cursor",
+    "llm_plans",
+    "opencode",
+    "vibe",
+    "write_todos",
+]
 
 _OURS = "llm_plans"
-_NAMES: tuple[str, ...] = (_OURS, "claude_todos", "claude_tasks", "codex", "write_todos", "cursor")
+_NAMES: tuple[str, ...] = (
+    _OURS,
+    "claude_todos",
+    "claude_tasks",
+    "codex",
+    "write_todos",
+    "cursor",
+    "opencode",
+    "vibe",
+)
 """The names `PlanSession(dialects=...)` and `tools.*(dialect=...)` take, ours first; each
 is the name of its module here."""
 

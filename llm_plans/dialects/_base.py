@@ -15,10 +15,16 @@ from typing import Any
 from .._core.plans import META_KEY, Json, Stored, extra_of, meta_with
 
 
-def entry(content: str, status: str, extra: Mapping[str, Any] | None = None) -> Json:
-    """An ACP entry (priority medium: no dialect has priorities) keeping `extra` under
-    `_meta["llm_plans"]`, values that are None left out."""
-    out: Json = {"content": content, "priority": "medium", "status": status}
+def entry(
+    content: str,
+    status: str,
+    extra: Mapping[str, Any] | None = None,
+    priority: str = "medium",
+) -> Json:
+    """An ACP entry keeping `extra` under `_meta["llm_plans"]`, values that are None left
+    out. Its priority is medium unless the dialect's call gave one (opencode's and Vibe's
+    todos have priorities; most dialects have none)."""
+    out: Json = {"content": content, "priority": priority, "status": status}
     kept = {k: v for k, v in (extra or {}).items() if v is not None}
     if kept:
         out["_meta"] = {META_KEY: kept}
@@ -32,9 +38,14 @@ todo list gives its items. A task's number, description and owner are only ever 
 task tools."""
 
 
-def carried(current: Stored | None, entries: list[Json]) -> list[Json]:
+def carried(
+    current: Stored | None, entries: list[Json], *, priority_sent: bool = False
+) -> list[Json]:
     """A full replacement's entries, keeping the priority and `_meta` of each current entry
     whose text is unchanged (the first one with that text, each used once).
+
+    `priority_sent`: the call says every entry's priority (opencode's and Vibe's todos carry
+    one, which the model restates in each call), so the new entry's wins over the kept one.
 
     Under `_meta["llm_plans"]`, what every call restates (`RESTATED`) is the new entry's;
     what only the task tools say (a task's number, description and owner) is kept unless the
@@ -53,7 +64,8 @@ def carried(current: Stored | None, entries: list[Json]) -> list[Json]:
             out.append(new)
             continue
         old = olds.pop(0)
-        merged: Json = {"content": new["content"], "priority": old["priority"]}
+        priority = new["priority"] if priority_sent else old["priority"]
+        merged: Json = {"content": new["content"], "priority": priority}
         merged["status"] = new["status"]
         kept = {k: v for k, v in extra_of(old).items() if k not in RESTATED}
         kept.update(extra_of(new))

@@ -219,6 +219,22 @@ async def test_the_refusal_names_the_path_what_was_sent_and_what_to_do() -> None
             "todos[0]._meta",
         ),
         (
+            "opencode",
+            "todowrite",
+            {
+                "todos": [
+                    {"content": "a", "status": "pending", "priority": "low", "_meta": {KEY: {}}}
+                ]
+            },
+            "todos[0]._meta",
+        ),
+        (
+            "vibe",
+            "todo",
+            {"action": "write", "todos": [{"id": "1", "content": "a", "_meta": {KEY: {}}}]},
+            "todos[0]._meta",
+        ),
+        (
             "codex",
             "update_plan",
             {"plan": [{"step": "a", "status": "pending", "_meta": {KEY: {}}}]},

@@ -8,10 +8,11 @@ tests/support/dialect_calls.py has its calls), with calls written from the peers
    aborted one leaves nothing;
 2. a rejected call changes nothing (plans, snapshot, what the client shows) and names the
    dialect's own field paths, never ours (`entries[...]`);
-3. sessions mixing dialects (ours with Claude's two, and write_todos with Cursor's) through
-   plain and streamed calls, aborts and restores: the client shows the session's plans in
-   every form, every notification is compliant, a snapshot restores to the same plans, and
-   no Claude task number is ever issued twice;
+3. sessions mixing dialects (ours with Claude's two, write_todos with Cursor's, ours with
+   opencode's and Vibe's as the ACP proxy takes them) through plain and streamed calls,
+   aborts and restores: the client shows the session's plans in every form, every
+   notification is compliant, a snapshot restores to the same plans, and no Claude task
+   number is ever issued twice;
 4. a dialect's tool on a session without the dialect is no plan tool, and `dialects=` with a
    clash or an unknown name is a configuration error.
 
@@ -340,12 +341,16 @@ def _seed(dialect: str) -> tuple[str, dict[str, Any]]:
         item: dict[str, Any] = {lister.text: text, "status": "pending"}
         if dialect == "claude_todos":
             item["activeForm"] = "Working"
-        if dialect == "cursor":
+        if dialect in ("cursor", "vibe"):
             item["id"] = f"t{n}"
+        if dialect in ("opencode", "vibe"):
+            item["priority"] = "high"
         items.append(item)
     args: dict[str, Any] = {lister.field: items}
     if dialect == "cursor":
         args["merge"] = False
+    if dialect == "vibe":
+        args["action"] = "write"
     return lister.tool, args
 
 
@@ -686,6 +691,12 @@ class TodosAndCursor(DialectMachine):
     mix = ("write_todos", "cursor")
 
 
+class OursOpencodeAndVibe(DialectMachine):
+    """The ACP proxy's session: ours for plans by id, opencode's and Vibe's lists."""
+
+    mix = (OURS, "opencode", "vibe")
+
+
 def _machine_test(machine: type[DialectMachine]) -> Any:
     registered = [d for d in machine.mix if d in DIALECTS]
     case = machine.TestCase
@@ -701,6 +712,7 @@ def _machine_test(machine: type[DialectMachine]) -> Any:
 
 TestClaudeAndOurs = _machine_test(ClaudeAndOurs)
 TestTodosAndCursor = _machine_test(TodosAndCursor)
+TestOursOpencodeAndVibe = _machine_test(OursOpencodeAndVibe)
 
 
 # ---- known gaps (reported; these pass once fixed) ---------------------------------------------

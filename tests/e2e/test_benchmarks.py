@@ -271,7 +271,7 @@ def test_the_dialect_tables_say_what_the_docs_claim() -> None:
     sizes = {row[0]: [int(c) for c in row[2:5]] for row in written["rows"]}
     for dialect in ("llm_plans", "claude_tasks", "cursor"):
         assert len(set(sizes[dialect])) == 1, dialect  # by step number or id: any length
-    for dialect in ("claude_todos", "codex", "write_todos"):
+    for dialect in ("claude_todos", "codex", "write_todos", "opencode", "vibe"):
         small, medium, large = sizes[dialect]
         assert small < medium < large, dialect  # the whole list every time
         assert large > 10 * max(sizes["llm_plans"]), dialect

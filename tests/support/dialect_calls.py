@@ -2,7 +2,8 @@
 
 Written from the peers' own argument shapes (/work/shared/reference/peer_plan_tools.md:
 Claude Code's TodoWrite and Task* tools, Codex's update_plan, LangChain's and Gemini CLI's
-write_todos, Cursor's todo_write), not from our definitions, so a test driven by them checks
+write_todos, Cursor's todo_write; opencode 1.18.33's todowrite and Mistral Vibe 3.0.3's todo, as
+their own packages define them), not from our definitions, so a test driven by them checks
 that the session takes what the models really send. Each call is a `Sent`, tagged with what
 the session may do with it:
 
@@ -14,7 +15,7 @@ the session may do with it:
   rejected when `must_reject`.
 
 `calls(dialect, ids)` draws any of them for a registered dialect (`ids`: the ids the model
-was told, Claude task numbers or Cursor todo ids); dialects without strategies here are
+was told, Claude task numbers or Cursor and Vibe todo ids); dialects without strategies here are
 skipped by `covered()`.
 """
 
@@ -37,8 +38,10 @@ CLAUDE_STATUSES = ("pending", "in_progress", "completed")
 TASK_STATUSES = (*CLAUDE_STATUSES, "deleted")
 CURSOR_STATUSES = (*CLAUDE_STATUSES, "cancelled")
 GEMINI_STATUSES = (*CURSOR_STATUSES, "blocked")
+PRIORITIES = ("high", "medium", "low")
 # Status spellings models slip into; a session may repair them or reject them.
 SLIPS = ("In Progress", "DONE", "in-progress", "Completed", "todo")
+PRIORITY_SLIPS = ("High", "LOW", "med", "Normal")
 
 
 @dataclass(frozen=True)
@@ -55,9 +58,11 @@ LISTERS = {
     "codex": Lister("update_plan", "plan", "step"),
     "write_todos": Lister("write_todos", "todos", "content"),
     "cursor": Lister("todo_write", "todos", "content"),
+    "opencode": Lister("todowrite", "todos", "content"),
+    "vibe": Lister("todo", "todos", "content"),
 }
 TASKS = "claude_tasks"
-ID_KEY = {TASKS: "taskId", "cursor": "id"}
+ID_KEY = {TASKS: "taskId", "cursor": "id", "vibe": "id"}
 """Where a dialect's model-facing id is kept, under an entry's `_meta["llm_plans"]`."""
 
 
@@ -170,6 +175,36 @@ def _cursor(draw: st.DrawFn, ids: tuple[str, ...]) -> dict[str, Any]:
     return dict(draw(st.permutations([("merge", merge), ("todos", todos)])))
 
 
+_opencode_todo = st.fixed_dictionaries(
+    {
+        "content": step_text,
+        "status": st.sampled_from(CURSOR_STATUSES),
+        "priority": st.sampled_from(PRIORITIES),
+    }
+)
+
+
+def _vibe_todo(ids: tuple[str, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """A Vibe todo: status and priority have defaults in Vibe's own model, so either may be
+    left out."""
+    return st.fixed_dictionaries(
+        {"id": st.sampled_from(tuple(dict.fromkeys((*ids, *_CURSOR_IDS)))), "content": step_text},
+        optional={
+            "status": st.sampled_from(CURSOR_STATUSES),
+            "priority": st.sampled_from(PRIORITIES),
+        },
+    )
+
+
+@st.composite
+def _vibe(draw: st.DrawFn, ids: tuple[str, ...]) -> dict[str, Any]:
+    """A read now and then (its todos null or left out), mostly a write of the whole list."""
+    if not draw(st.integers(0, 4)):
+        return draw(st.sampled_from([{"action": "read"}, {"action": "read", "todos": None}]))
+    todos = _unique_ids(draw(_items(_vibe_todo(ids))))
+    return dict(draw(st.permutations([("action", "write"), ("todos", todos)])))
+
+
 @st.composite
 def _task_create(draw: st.DrawFn) -> dict[str, Any]:
     out = {"subject": draw(step_text), "description": draw(step_text)}
@@ -226,6 +261,10 @@ def valid(dialect: str, ids: tuple[str, ...] = ()) -> st.SearchStrategy[Sent]:
         )
     elif dialect == "write_todos":
         args = st.fixed_dictionaries({"todos": _items(_langchain_todo)})
+    elif dialect == "opencode":
+        args = st.fixed_dictionaries({"todos": _items(_opencode_todo)})
+    elif dialect == "vibe":
+        args = _vibe(ids)
     else:
         args = _cursor(ids)
     return args.map(lambda a: Sent(tool, a, "valid"))
@@ -236,12 +275,16 @@ def valid(dialect: str, ids: tuple[str, ...] = ()) -> st.SearchStrategy[Sent]:
 
 @st.composite
 def _slipped(draw: st.DrawFn, args: dict[str, Any], field: str) -> Any:
-    """`args` with a status spelled loosely, or the list sent as a JSON string."""
+    """`args` with a status (or priority) spelled loosely, or the list sent as a JSON string."""
     out = dict(args)
+    if field not in out:  # a Vibe read: nothing to slip on
+        return out
     items = [dict(i) for i in out.get(field) or []]
     for item in items:
         if "status" in item and draw(st.integers(0, 2)) == 0:
             item["status"] = draw(st.sampled_from(SLIPS))
+        if "priority" in item and draw(st.integers(0, 2)) == 0:
+            item["priority"] = draw(st.sampled_from(PRIORITY_SLIPS))
     out[field] = items
     if draw(st.booleans()):
         out[field] = json.dumps(items)
@@ -277,11 +320,35 @@ def variant(dialect: str, ids: tuple[str, ...] = ()) -> st.SearchStrategy[Sent]:
         shapes = st.fixed_dictionaries({"todos": _items(_gemini_todo)})  # Gemini CLI's
     elif dialect == "codex":
         shapes = st.fixed_dictionaries({"plan": _items(_codex_step)})
+    elif dialect == "opencode":
+        # Early opencode versions sent an id per todo; a todo may leave its priority out.
+        old = st.fixed_dictionaries(
+            {"content": step_text, "status": st.sampled_from(CURSOR_STATUSES)},
+            optional={
+                "priority": st.sampled_from(PRIORITIES),
+                "id": st.sampled_from(["1", "2", "a"]),
+            },
+        )
+        shapes = st.fixed_dictionaries({"todos": _items(old)})
+    elif dialect == "vibe":
+        # The action in another case, a number for an id.
+        shapes = _vibe(ids).map(_vibe_slips)
     else:
         shapes = _cursor(ids)
     return shapes.flatmap(lambda a: _slipped(a, lister.field)).map(
         lambda a: Sent(lister.tool, a, "variant")
     )
+
+
+def _vibe_slips(args: dict[str, Any]) -> dict[str, Any]:
+    out = {**args, "action": args["action"].capitalize()}
+    todos = out.get("todos")
+    if todos:
+        first = dict(todos[0])
+        if first["id"].isdigit():
+            first["id"] = int(first["id"])
+        out["todos"] = [first, *todos[1:]]
+    return out
 
 
 # ---- invalid: shapes no model should send --------------------------------------------------------
@@ -293,8 +360,10 @@ def _item(dialect: str, text: str, number: int = 0) -> dict[str, Any]:
     item: dict[str, Any] = {lister.text: text, "status": "pending"}
     if dialect == "claude_todos":
         item["activeForm"] = "Doing it"
-    if dialect == "cursor":
+    if dialect in ("cursor", "vibe"):
         item["id"] = f"t{number}"
+    if dialect in ("opencode", "vibe"):
+        item["priority"] = "medium"
     return item
 
 
@@ -303,6 +372,8 @@ def _list_call(dialect: str, items: Any) -> dict[str, Any]:
     args: dict[str, Any] = {lister.field: items}
     if dialect == "cursor":
         args["merge"] = False
+    if dialect == "vibe":
+        args["action"] = "write"
     return args
 
 
@@ -353,6 +424,21 @@ def _invalid_list(draw: st.DrawFn, dialect: str) -> Sent:
             (field,),
         ),
     ]
+    if dialect in ("opencode", "vibe"):
+        cases.append(lambda: bad(with_("priority", "urgent"), f"{path}.priority"))
+    if dialect == "vibe":
+        twice = _item(dialect, "Twice", 0)
+        cases += [
+            lambda: bad(twice, f"{path}.id") if good else bad(with_("id", 5.5), f"{path}.id"),
+            lambda: bad(with_("id", "i" * 65), f"{path}.id"),
+            lambda: Sent(
+                lister.tool,
+                {**_list_call(dialect, good), "action": "update"},
+                "invalid",
+                True,
+                ("action",),
+            ),
+        ]
     if dialect == "write_todos":
         # Gemini CLI's shape names its text `description`: so must a problem with it.
         long_description = {"description": "z" * LONG, "status": "blocked"}

@@ -1,6 +1,6 @@
-"""Checks every list dialect's tests share (`codex`, `write_todos`, `cursor`, `claude_todos`): a
-scripted run sends compliant notifications, a streamed call ends as the same call sent whole,
-and a hostile call is answered without changing anything."""
+"""Checks every list dialect's tests share (`codex`, `write_todos`, `cursor`, `claude_todos`,
+`opencode`, `vibe`): a scripted run sends compliant notifications, a streamed call ends as the
+same call sent whole, and a hostile call is answered without changing anything."""
 
 from __future__ import annotations
 

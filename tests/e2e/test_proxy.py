@@ -14,9 +14,17 @@ from typing import Any
 
 import pytest
 from node_tools import NODE_DIR, acpx_exec, node_modules
+from replay_agent import records
 
 ROOT = Path(__file__).resolve().parents[2]
-TRANSCRIPTS = sorted((ROOT / "tests" / "proxy" / "transcripts").glob("*.ndjson"))
+# The transcripts whose client does what these clients do (initialize, session/new, one
+# prompt, answering what the agent asks), not those that set a mode first.
+TRANSCRIPTS = [
+    t
+    for t in sorted((ROOT / "tests" / "proxy" / "transcripts").glob("*.ndjson"))
+    if {json.loads(r["line"]).get("method") for r in records(t) if r["dir"] == "client->agent"}
+    <= {"initialize", "session/new", "session/prompt", None}
+]
 REPLAY = ROOT / "tests" / "support" / "replay_agent.py"
 LLM_PLANS = str(Path(sys.executable).parent / "llm-plans")
 TIMEOUT = 180

@@ -86,11 +86,17 @@ PROFILES = (OPENCODE, VIBE, CLAUDE, CODEX)
 def recognise(agent_info: object, command: Sequence[str]) -> Profile:
     """The profile of the agent that answered `initialize` with `agent_info`, started by
     `command`: its `agentInfo.name` decides, else its command's name; UNKNOWN for neither."""
-    names = []
     if isinstance(agent_info, Mapping) and isinstance(agent_info.get("name"), str):
-        names.append(agent_info["name"].lower())
-    # A launcher's first words (`npx -y @agentclientprotocol/claude-agent-acp`, `uvx vibe-acp`).
-    names.extend(os.path.basename(w).lower() for w in command[:4] if not w.startswith("-"))
+        names = [agent_info["name"].lower()]
+    else:
+        # A launcher's first words (`npx -y @agentclientprotocol/claude-agent-acp`, `uvx
+        # vibe-acp`), never an option or a long option's value (`--model claude-x`).
+        words = command[:4]
+        names = [
+            os.path.basename(word).lower()
+            for at, word in enumerate(words)
+            if not word.startswith("-") and not (at and words[at - 1].startswith("--"))
+        ]
     for name in names:
         for profile in PROFILES:
             if any(marker in name for marker in profile.markers):

@@ -21,8 +21,8 @@ class Lines:
     """Splits a byte stream into lines as chunks arrive.
 
     Args:
-        max_line: The longest line handed out whole; the rest of a longer one follows in
-            pieces that are not `whole`.
+        max_line: The longest line (in bytes, its newline left out) handed out whole, however
+            it was chunked; a longer one comes in pieces that are not `whole`, as they arrive.
     """
 
     def __init__(self, max_line: int = MAX_PARSED_LINE) -> None:
@@ -39,12 +39,12 @@ class Lines:
             if self._long:
                 out.append(Piece(part, False))
                 self._long = False
-            elif self._pending:
-                self._pending += part
-                out.append(Piece(bytes(self._pending), True))
-                self._pending.clear()
             else:
-                out.append(Piece(part, True))
+                if self._pending:
+                    self._pending += part
+                    part = bytes(self._pending)
+                    self._pending.clear()
+                out.append(Piece(part, len(part) - 1 <= self._max_line))
             start = end + 1
         rest = chunk[start:]
         if rest:

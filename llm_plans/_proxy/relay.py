@@ -103,9 +103,21 @@ class _ClientOut:
         await asyncio.to_thread(self._thread.join)
 
 
-def _read_client(fd: int, loop: asyncio.AbstractEventLoop, inbox: asyncio.Queue[bytes]) -> None:
-    """The client's stdout, read by a thread: chunks into `inbox`, b"" at the end."""
+MAX_UNREAD_CHUNKS = 256
+"""How many chunks (of up to `CHUNK` bytes) the client's side may have read ahead of an agent
+that is not reading: past that the reader waits, as the client would on a pipe of its own."""
+
+
+def _read_client(
+    fd: int,
+    loop: asyncio.AbstractEventLoop,
+    inbox: asyncio.Queue[bytes],
+    room: threading.Semaphore,
+) -> None:
+    """The client's stdout, read by a thread: chunks into `inbox`, b"" at the end; each
+    chunk takes one of `room`'s places, given back once the agent has it."""
     while True:
+        room.acquire()
         try:
             chunk = os.read(fd, CHUNK)
         except OSError:
@@ -116,19 +128,31 @@ def _read_client(fd: int, loop: asyncio.AbstractEventLoop, inbox: asyncio.Queue[
 
 
 async def _client_to_agent(
-    inbox: asyncio.Queue[bytes], agent: asyncio.subprocess.Process, rewriter: Rewriter
+    inbox: asyncio.Queue[bytes],
+    room: threading.Semaphore,
+    agent: asyncio.subprocess.Process,
+    rewriter: Rewriter,
 ) -> None:
     assert agent.stdin is not None
     lines = Lines()
     while chunk := await inbox.get():
         for piece in lines.feed(chunk):
-            data = rewriter.from_client(piece.data) if piece.whole else piece.data
+            data = _from_client(rewriter, piece.data) if piece.whole else piece.data
             if not await _write(agent.stdin, data):
                 return
+        room.release()  # the reader may take the next chunk
     for piece in lines.end():
         await _write(agent.stdin, piece.data)
     with contextlib.suppress(OSError):
         agent.stdin.close()  # the client is done: the agent sees its input end, as it would
+
+
+def _from_client(rewriter: Rewriter, line: bytes) -> bytes:
+    try:
+        return rewriter.from_client(line)
+    except Exception:  # a bug of ours: the line goes through as it came
+        _logger.exception("llm-plans proxy: relaying a line unchanged after an error")
+        return line
 
 
 async def _write(stream: asyncio.StreamWriter, data: bytes) -> bool:
@@ -203,7 +227,7 @@ async def relay(
     except FileNotFoundError:
         print(f"llm-plans proxy: {command[0]}: command not found", file=sys.stderr)
         return 127
-    except PermissionError as exc:
+    except OSError as exc:  # not executable, not a program (a shell says 126 for both)
         print(f"llm-plans proxy: {command[0]}: {exc.strerror}", file=sys.stderr)
         return 126
     loop = asyncio.get_running_loop()
@@ -214,11 +238,15 @@ async def relay(
             forwarded.append(signum)
     out = _ClientOut(client_out, loop)
     inbox: asyncio.Queue[bytes] = asyncio.Queue()
+    room = threading.Semaphore(MAX_UNREAD_CHUNKS)
     reader = threading.Thread(
-        target=_read_client, args=(client_in, loop, inbox), name="client-to-proxy", daemon=True
+        target=_read_client,
+        args=(client_in, loop, inbox, room),
+        name="client-to-proxy",
+        daemon=True,
     )
     reader.start()
-    to_agent = asyncio.create_task(_client_to_agent(inbox, agent, rewriter))
+    to_agent = asyncio.create_task(_client_to_agent(inbox, room, agent, rewriter))
     try:
         await _agent_to_client(agent, out, rewriter)
         returncode = await agent.wait()

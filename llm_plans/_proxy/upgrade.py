@@ -46,16 +46,24 @@ def _json(line: bytes) -> Any:
         return None
 
 
-def _line(message: Mapping[str, Any]) -> bytes:
+def _line(message: Mapping[str, Any], *, strict: bool = False) -> bytes:
+    """`message` as one NDJSON line; `strict`: ValueError for what JSON cannot hold (an
+    infinity a peer's 1e400 became), where a peer's message is written back."""
     try:
-        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=not strict)
         return (text + "\n").encode()
     except UnicodeEncodeError:  # a lone surrogate the peer sent escaped: keep it escaped
-        return (json.dumps(message, separators=(",", ":")) + "\n").encode()
+        return (json.dumps(message, separators=(",", ":"), allow_nan=not strict) + "\n").encode()
 
 
-def _key(request_id: object) -> tuple[str, object]:
-    return (type(request_id).__name__, request_id)  # 1 and "1" are different ids
+def _key(request_id: object) -> tuple[str, object] | None:
+    """A request id as its answer will carry it: 1 and "1" differ, 1 and 1.0 do not (a
+    JavaScript agent answers 1.0 as 1); None for an id no answer can be matched by."""
+    if isinstance(request_id, str):
+        return ("text", request_id)
+    if isinstance(request_id, (int, float)) and not isinstance(request_id, bool):
+        return ("number", request_id)
+    return None
 
 
 class Upgrade:
@@ -75,6 +83,7 @@ class Upgrade:
         self.profile: Profile | None = None  # None until the agent answered initialize
         self.form = WireForm.LEGACY
         self._sessions: dict[str, SessionPlans] = {}
+        self.session_ids: set[str] = set()  # every session id on the connection, children too
         self._logged: set[str] = set()
 
     def log_once(self, key: str, message: str) -> None:
@@ -97,17 +106,22 @@ class Upgrade:
             return line
         params: dict[str, Any] = message["params"]
         capabilities = params.get("clientCapabilities", {})
-        if not isinstance(capabilities, dict):
+        key = _key(message["id"])
+        if not isinstance(capabilities, dict) or key is None:
             return line  # the agent answers what it makes of it
-        self._initializing.add(_key(message["id"]))
+        self._initializing.add(key)
         self.capabilities = capabilities
         if "plan" in capabilities:
             return line
         # Plans in notifications of their own (claude-agent-acp's approved plan-mode plan,
         # codex-acp's proposed plans), which the proxy converts for this client.
-        self.asked_plan = True
         asked = {**params, "clientCapabilities": {**capabilities, "plan": {}}}
-        return _line({**message, "params": asked})
+        try:
+            rewritten = _line({**message, "params": asked}, strict=True)
+        except ValueError:  # a number JSON cannot write back (1e400): sent as it came
+            return line
+        self.asked_plan = True
+        return rewritten
 
     # ---- agent to client -------------------------------------------------------------------
 
@@ -116,6 +130,10 @@ class Upgrade:
         if self._initializing and b'"id"' in line:
             message = _json(line)
             self._initialized(message)
+        if self.profile is None and self.asked_plan and b'"session/update"' in line:
+            # No answer to initialize the proxy could read, yet it asked for plan operations
+            # on the client's behalf: what that unlocked must still be converted.
+            self._settle(None, None)
         if self.profile is not None and b'"session/update"' in line:
             message = _json(line) if message is None else message
             params = message.get("params") if isinstance(message, dict) else None
@@ -134,19 +152,25 @@ class Upgrade:
         if not isinstance(message, dict) or "method" in message or "id" not in message:
             return
         key = _key(message["id"])
-        if key not in self._initializing:
+        if key is None or key not in self._initializing:
             return
         self._initializing.discard(key)
         result = message.get("result")
         if not isinstance(result, dict):
             return  # initialize failed: the client hears the agent's error as sent
         version = result.get("protocolVersion")
-        self.protocol_version = version if type(version) is int else 1
-        self.profile = recognise(result.get("agentInfo"), self._command)
-        self.form = forms.form_for(self.capabilities, self.protocol_version)
+        self._settle(result.get("agentInfo"), version if type(version) is int else None)
+
+    def _settle(self, agent_info: object, version: int | None) -> None:
+        """Which agent this is and which form the client gets; an unreadable version is v1."""
+        self.protocol_version = version if version is not None and version >= 1 else 1
+        try:
+            self.form = forms.form_for(self.capabilities, self.protocol_version)
+        except ConfigurationError:
+            self.form = WireForm.LEGACY
+        self.profile = recognise(agent_info, self._command)
         if self.profile is UNKNOWN:
-            info = result.get("agentInfo")
-            name = info.get("name") if isinstance(info, dict) else None
+            name = agent_info.get("name") if isinstance(agent_info, dict) else None
             self.log_once(
                 "unknown",
                 f"{name or self._command[0]!r} is not an agent the proxy knows; its plans "
@@ -157,6 +181,7 @@ class Upgrade:
         plans = self._sessions.get(session_id)
         if plans is None:
             plans = self._sessions[session_id] = SessionPlans(self, session_id)
+            self.session_ids.add(session_id)
         return plans
 
 
@@ -180,6 +205,7 @@ class SessionPlans:
         self._inputs: dict[str, Any] = {}  # tool call id: the rawInput last mirrored
         self._taken: set[str] = set()  # tool calls whose rawInput became the plan
         self._titles: dict[str, str | None] = {}  # a subagent's tool call id: its title
+        self._children: dict[str, str] = {}  # a subagent's tool call id: its session id
         self._proposals: set[str] = set()
         self._owned = False  # the proxy sent this session's legacy list itself
 
@@ -236,14 +262,13 @@ class SessionPlans:
                 if await self._markdown(PROPOSAL_ID, raw["plan"], f"its {name} call {call_id}"):
                     self._proposals.add(call_id)
             elif self._profile.subagents and name in SUBAGENT_TOOLS:
-                title = raw.get("description")
-                self._titles[call_id] = title if isinstance(title, str) else None
+                self._titles[call_id] = _text(raw.get("description"))
         status = update.get("status")
         if status in ("completed", "failed"):
             await self._ended(call_id, status)
 
     async def _ended(self, call_id: str, status: str) -> None:
-        child = self.session.subagents.get(self._child_id(call_id))
+        child = self.session.subagents.get(self._children.get(call_id, ""))
         if child is not None:
             await child.close(keep_plans=self.session.takes_subagents)
         if status == "failed" and call_id in self._proposals and PROPOSAL_ID in self.session.plans:
@@ -331,12 +356,27 @@ class SessionPlans:
 
     async def _child(self, tool_use_id: str) -> PlanSession:
         return await self.session.subagent(
-            self._child_id(tool_use_id), title=self._titles.get(tool_use_id)
+            self._claim(tool_use_id), title=self._titles.get(tool_use_id)
         )
 
     def _child_id(self, tool_use_id: str) -> str:
-        # The tool call's id is unique on the connection, as a child session's id must be.
-        return tool_use_id
+        """The child session of the subagent that tool call `tool_use_id` started: named by
+        the call's id, unless another session on the connection has that id already."""
+        known = self._children.get(tool_use_id)
+        if known is not None:
+            return known
+        child_id = tool_use_id
+        if child_id in self._upgrade.session_ids:
+            child_id = f"{self.session.session_id}/{tool_use_id}"
+        return child_id
+
+    def _claim(self, tool_use_id: str) -> str:
+        child_id = self._child_id(tool_use_id)
+        if child_id in self._upgrade.session_ids and tool_use_id not in self._children:
+            raise ConfigurationError(f"{child_id!r} already names a session of this connection")
+        self._children[tool_use_id] = child_id
+        self._upgrade.session_ids.add(child_id)
+        return child_id
 
     async def _plan(self, line: bytes, update: dict[str, Any]) -> None:
         """The agent's own `plan_update` / `plan_removed` in ACP's stable form: as sent to a
@@ -367,6 +407,17 @@ class SessionPlans:
             self._unread(f"plan:{plan_id}", f"its plan {plan_id!r}", "an unknown plan type")
         if not ok and not self._upgrade.asked_plan:
             emit(line)  # the client asked for plans in this form itself
+
+
+def _text(value: object) -> str | None:
+    """`value` when it is text a client can read (no lone surrogate), else None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return None
+    return value
 
 
 def _todos(entries: object) -> list[dict[str, Any]] | None:

@@ -32,7 +32,7 @@ def test_short_lines_come_whole_whatever_the_chunks(
     data: bytes, cuts: list[int], max_line: int
 ) -> None:
     whole = [piece.data for piece in run(data, cuts, max_line) if piece.whole]
-    expected = [line + b"\n" for line in data.split(b"\n")[:-1] if len(line) < max_line]
+    expected = [line + b"\n" for line in data.split(b"\n")[:-1] if len(line) <= max_line]
     assert whole == expected
 
 

@@ -225,3 +225,39 @@ def test_interleaved_requests_cancellation_and_permissions_pass_in_order(
     out, status = asyncio.run(through(python(code), to_agent, rewriter))
     assert (out, status) == (from_agent, 0)
     assert seen_at.read_bytes() == to_agent  # the client takes plans: initialize unchanged
+
+
+def test_a_program_that_cannot_run_is_126(tmp_path: Path) -> None:
+    program = tmp_path / "not-a-program"
+    program.write_bytes(b"\x7fELF garbage")
+    program.chmod(0o755)
+    assert asyncio.run(through([str(program)], b""))[1] == 126
+
+
+def test_an_agent_that_does_not_read_holds_the_client_back_as_a_pipe_would() -> None:
+    """What the client writes waits in the proxy only up to a bound: past it, the client's
+    writes block, as they would on a pipe to the agent itself."""
+    sleeper = python("import time; time.sleep(6)")
+
+    async def scenario() -> int:
+        client_in, to_proxy = os.pipe()
+        from_proxy, client_out = os.pipe()
+        task = asyncio.create_task(
+            relay(sleeper, Relayed(), client_in=client_in, client_out=client_out)
+        )
+        written = 0
+        line = b'{"jsonrpc":"2.0","method":"x","params":"' + b"y" * 1000 + b'"}\n'
+        os.set_blocking(to_proxy, False)
+        deadline = asyncio.get_running_loop().time() + 5
+        while asyncio.get_running_loop().time() < deadline and written < 400 * 1024 * 1024:
+            try:
+                written += os.write(to_proxy, line * 64)
+            except BlockingIOError:
+                await asyncio.sleep(0.05)
+        os.close(to_proxy)
+        assert await asyncio.wait_for(task, 60) == 0  # the agent exits in its own time
+        for fd in (from_proxy, client_in, client_out):
+            os.close(fd)
+        return written
+
+    assert asyncio.run(scenario()) < 200 * 1024 * 1024

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llm_plans import MarkdownPlan
+from llm_plans._proxy.agents import CLAUDE, OPENCODE, UNKNOWN, recognise
 from llm_plans._proxy.upgrade import PROPOSAL_ID, Upgrade
 from llm_plans._wire.forms import as_read, form_for
 
@@ -338,3 +339,87 @@ def test_whatever_the_agent_sends_the_rest_passes_and_every_plan_is_compliant(
     # passes only as sent (never altered).
     assert [x for x in client.out if x in others] == others
     assert all(x in sent or is_plan(x) for x in client.out[1:])
+
+
+# ---- what a hostile review found ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("request_id", [[1], {"a": 1}, True, None])
+def test_an_initialize_whose_id_no_answer_can_match_passes_as_sent(request_id: Any) -> None:
+    sent = initialize({}, request_id)
+    assert Upgrade(["a"]).from_client(sent) == sent
+
+
+def test_a_number_json_cannot_write_back_leaves_initialize_as_sent() -> None:
+    sent = b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"n":1e400}}\n'
+    upgrade = Upgrade(["a"])
+    assert upgrade.from_client(sent) == sent
+    assert not upgrade.asked_plan
+
+
+def markdown_update() -> bytes:
+    plan = {"type": "markdown", "planId": "p", "content": "# Plan\n\n1. Fix"}
+    return update({"sessionUpdate": "plan_update", "plan": plan})
+
+
+@pytest.mark.parametrize(
+    ("sent_id", "answered_id", "version"),
+    [(1.0, 1, 1), (0, 0, -1), (0, 0, "1"), (0, 7, 1)],
+    ids=["1.0-answered-as-1", "negative-version", "version-as-text", "answer-never-matched"],
+)
+def test_what_the_proxy_asked_for_is_converted_whatever_the_answer_looks_like(
+    sent_id: Any, answered_id: Any, version: Any
+) -> None:
+    """A legacy client never gets the `plan_update` the proxy asked the agent for, however
+    the agent answered initialize."""
+    upgrade = Upgrade(["codex-acp"])
+    upgrade.from_client(initialize({}, sent_id))
+    result = {"protocolVersion": version, "agentInfo": {"name": "codex-acp"}}
+    got: list[bytes] = []
+    answer_line = line({"jsonrpc": "2.0", "id": answered_id, "result": result})
+    asyncio.run(upgrade.from_agent(answer_line, got.append))
+    asyncio.run(upgrade.from_agent(markdown_update(), got.append))
+    assert got[0] == answer_line
+    made = [json.loads(x)["params"] for x in got[1:]]
+    assert [p["update"]["sessionUpdate"] for p in made] == ["plan"]
+    for params in made:
+        check_compliant("legacy", params)
+
+
+def test_a_subagent_never_takes_the_id_of_another_session() -> None:
+    client = Client("claude-agent-acp", {"plan": {}, "subagents": {}})
+    entries = [{"content": "Own step", "status": "pending", "priority": "medium"}]
+    client.send(update({"sessionUpdate": "plan", "entries": entries}, session_id="S2"))
+    stamp = {"claudeCode": {"parentToolUseId": "S2"}}  # a tool call id equal to S2's
+    child = [{"content": "Child step", "status": "pending", "priority": "medium"}]
+    client.send(update({"sessionUpdate": "plan", "entries": child, "_meta": stamp}))
+    announced = [p for p in client.plans() if p["update"]["sessionUpdate"] == "subagent_update"]
+    (announcement,) = announced
+    assert announcement["update"]["sessionId"] not in ("S1", "S2")
+    s2 = [p for p in client.plans() if p["sessionId"] == "S2"]
+    assert len(s2) == 1  # S2's own plan, never the child's
+
+
+def test_a_subagent_title_a_client_cannot_read_is_left_out() -> None:
+    client = Client("claude-agent-acp", {"plan": {}, "subagents": {}})
+    card = {
+        "sessionUpdate": "tool_call",
+        "toolCallId": "t1",
+        "name": "Task",
+        "rawInput": {"description": "\ud800"},
+    }
+    client.send(update(card))
+    child = [{"content": "Child step", "status": "pending", "priority": "medium"}]
+    stamp = {"claudeCode": {"parentToolUseId": "t1"}}
+    client.send(update({"sessionUpdate": "plan", "entries": child, "_meta": stamp}))
+    assert client.plans()
+    for params in client.plans():
+        check_compliant("schema", params)
+
+
+def test_the_agents_own_name_decides_which_agent_it_is() -> None:
+    assert recognise({"name": "goose"}, ["goose", "acp", "--model", "claude"]) is UNKNOWN
+    assert recognise({"name": "my-agent"}, ["python3", "claude_wrapper.py"]) is UNKNOWN
+    assert recognise(None, ["npx", "-y", "@agentclientprotocol/claude-agent-acp"]) is CLAUDE
+    assert recognise(None, ["goose", "--model", "claude"]) is UNKNOWN
+    assert recognise({"name": "OpenCode"}, ["anything"]) is OPENCODE

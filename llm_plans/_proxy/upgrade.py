@@ -134,7 +134,14 @@ class Upgrade:
             # No answer to initialize the proxy could read, yet it asked for plan operations
             # on the client's behalf: what that unlocked must still be converted.
             self._settle(None, None)
-        if self.profile is not None and b'"session/update"' in line:
+        # Only tool cards and plans can be plan signals: their sessionUpdate is "tool_call",
+        # "tool_call_update", "plan", "plan_update" or "plan_removed". Any other line (a
+        # message chunk, most of a turn) goes on without being parsed.
+        if (
+            self.profile is not None
+            and b'"session/update"' in line
+            and (b'"plan' in line or b'"tool_call' in line)
+        ):
             message = _json(line) if message is None else message
             params = message.get("params") if isinstance(message, dict) else None
             if (
